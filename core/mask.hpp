@@ -1,0 +1,72 @@
+// Which keys each query may attend to, and what is written into the scores of the others.
+//
+//   kind        key j allowed for query i iff            reference
+//   none        always
+//   causal      j <= i                                     TSLib TriangularCausalMask
+//   valid_lens  j < valid_len[b] (or [b][i])               d2l masked_softmax
+//   local       |i-j| <= window                            Local Self Attention
+//   atrous      |i-j| mod dilation == 0                    Atrous Self Attention
+//   strided     |i-j| <= window or |i-j| mod stride == 0   OpenAI Sparse Transformer
+//   explicit    allowed[i][j]
+// Every kind but explicit and valid_lens may add "causal": j <= i as well.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "tensor.hpp"
+
+namespace attnplay {
+
+enum class MaskKind { none, causal, valid_lens, local, atrous, strided, explicit_allowed };
+
+struct Mask {
+  MaskKind kind = MaskKind::none;
+  bool causal = false;          // the extra "causal": true flag
+  std::int64_t window = 0;      // local, strided
+  std::int64_t dilation = 1;    // atrous
+  std::int64_t stride = 1;      // strided
+  IndexTensor valid_lens;       // (B) or (B, L_Q)
+  BoolTensor allowed;           // explicit: (L_Q, L_K)
+  double fill = -std::numeric_limits<double>::infinity();
+
+  bool is_none() const { return kind == MaskKind::none && !causal; }
+  bool requires_causal() const { return kind == MaskKind::causal || causal; }
+
+  // Whether query i of batch item b may attend to key j.
+  bool allows(std::size_t b, std::size_t i, std::size_t j) const {
+    const auto d = static_cast<std::int64_t>(i > j ? i - j : j - i);
+    if (causal && j > i) return false;
+    switch (kind) {
+      case MaskKind::none: return true;
+      case MaskKind::causal: return j <= i;
+      case MaskKind::valid_lens: {
+        const auto len = valid_lens.dimension() == 1 ? valid_lens(b) : valid_lens(b, i);
+        return static_cast<std::int64_t>(j) < len;
+      }
+      case MaskKind::local: return d <= window;
+      case MaskKind::atrous: return d % dilation == 0;
+      case MaskKind::strided: return d <= window || d % stride == 0;
+      case MaskKind::explicit_allowed: return allowed(i, j);
+    }
+    return true;
+  }
+};
+
+const char* mask_kind_name(MaskKind kind);
+
+// The full (B, H, L_Q, L_K) boolean picture of a mask, for the trace.
+BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q,
+                          std::size_t L_K);
+
+// Masked softmax of one row of n scaled scores, written to out.
+//   1. masked entries take the mask's fill;
+//   2. out = exp(s - max) / sum exp(s - max).
+// With fill = -inf and no allowed key, the row is all zeros and the function returns false
+// (the caller warns); a finite fill gives d2l's behaviour (a uniform row).
+bool masked_softmax_row(const double* scores, const Mask& mask, std::size_t b, std::size_t i,
+                        std::size_t n, double* out);
+
+}  // namespace attnplay

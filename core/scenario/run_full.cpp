@@ -1,0 +1,13 @@
+#include "../full_attention.hpp"
+#include "adapters.hpp"
+
+namespace attnplay {
+
+Trace run_full(ScenarioContext& ctx) {
+  const AttentionInputs in = read_attention_inputs(ctx);
+  const auto d = attention_dims(in.q, in.v);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K);
+  return full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level);
+}
+
+}  // namespace attnplay

@@ -1,0 +1,180 @@
+#include "scenario.hpp"
+
+#include <cmath>
+
+#include "../full_attention.hpp"
+
+namespace attnplay {
+
+void ScenarioContext::record_shape(const std::string& name, const Shape& shape) {
+  input_shapes[name] = shape;
+}
+
+Tensor ScenarioContext::tensor(const std::string& key, const std::vector<Dim>& dims) {
+  Tensor t = fields.tensor(key, dims);
+  record_shape(key, Shape(t.shape().begin(), t.shape().end()));
+  return t;
+}
+
+std::optional<Tensor> ScenarioContext::optional_tensor(const std::string& key, const std::vector<Dim>& dims) {
+  if (!fields.has(key)) {
+    fields.ignore({key});
+    return std::nullopt;
+  }
+  return tensor(key, dims);
+}
+
+AttentionInputs read_attention_inputs(ScenarioContext& ctx) {
+  AttentionInputs in;
+  in.q = ctx.tensor("q", {Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E")});
+  const auto& qs = in.q.shape();
+  in.k = ctx.tensor("k", {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(qs[2], "H of q"), Dim::of(qs[3], "E of q")});
+  in.v = ctx.tensor("v", {Dim::of(qs[0], "B of q"), Dim::of(in.k.shape()[1], "L_K of k"), Dim::of(qs[2], "H of q"), Dim::any("D")});
+  in.scale = ctx.fields.number("scale", default_scale(qs[3]));
+  return in;
+}
+
+Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
+  Mask mask;
+  if (!ctx.fields.has("mask")) {
+    ctx.fields.ignore({"mask"});
+    return mask;
+  }
+  Fields m = ctx.fields.object("mask");
+  const auto kind = m.choice("kind", {"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit"}, "none");
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  if (kind == "none") mask.kind = MaskKind::none;
+  else if (kind == "causal") mask.kind = MaskKind::causal;
+  else if (kind == "valid_lens") {
+    mask.kind = MaskKind::valid_lens;
+    const json& lens = m.raw("valid_lens");
+    const bool two_d = lens.is_array() && !lens.empty() && lens[0].is_array();
+    std::vector<Dim> dims{Dim::of(B, "B of q")};
+    if (two_d) dims.push_back(Dim::of(L_Q, "L_Q of q"));
+    mask.valid_lens = m.index_tensor("valid_lens", dims, 0, big);
+  } else if (kind == "local") {
+    mask.kind = MaskKind::local;
+    mask.window = m.required_integer("window", 0, big);
+  } else if (kind == "atrous") {
+    mask.kind = MaskKind::atrous;
+    mask.dilation = m.required_integer("dilation", 1, big);
+  } else if (kind == "strided") {
+    mask.kind = MaskKind::strided;
+    mask.window = m.required_integer("window", 0, big);
+    mask.stride = m.required_integer("stride", 1, big);
+  } else {
+    mask.kind = MaskKind::explicit_allowed;
+    mask.allowed = m.bool_tensor("allowed", {Dim::of(L_Q, "L_Q of q"), Dim::of(L_K, "L_K of k")});
+  }
+  if (mask.kind != MaskKind::explicit_allowed && mask.kind != MaskKind::valid_lens)
+    mask.causal = m.boolean("causal", false);
+  // fill: a number or "-inf"; d2l's -1e6 for valid_lens, -inf otherwise.
+  mask.fill = mask.kind == MaskKind::valid_lens ? -1e6 : -std::numeric_limits<double>::infinity();
+  if (m.has("fill")) {
+    const json& f = m.raw("fill");
+    if (f.is_string() && f.get<std::string>() == "-inf") mask.fill = -std::numeric_limits<double>::infinity();
+    else if (f.is_number()) mask.fill = f.get<double>();
+    else throw InputError(m.path_of("fill") + ": expected a number or \"-inf\", got " + (f.is_string() ? f.dump() : json_type_name(f)));
+  }
+  m.warn_unused(ctx.warnings);
+  return mask;
+}
+
+namespace {
+
+json shape_json(const Shape& s) { return json(s); }
+
+template <class T>
+json nested(const T* data, const Shape& shape, std::size_t depth, std::size_t& offset) {
+  json arr = json::array();
+  if (depth + 1 == shape.size()) {
+    for (std::size_t i = 0; i < shape[depth]; ++i) arr.push_back(data[offset++]);
+    return arr;
+  }
+  for (std::size_t i = 0; i < shape[depth]; ++i) arr.push_back(nested(data, shape, depth + 1, offset));
+  return arr;
+}
+
+template <class T>
+json tensor_json(const xt::xarray<T>& t) {
+  const Shape shape(t.shape().begin(), t.shape().end());
+  if (shape.empty()) return json(t.data()[0]);
+  std::size_t offset = 0;
+  return nested(t.data(), shape, 0, offset);
+}
+
+}  // namespace
+
+json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers) {
+  json out = json::object();
+  out["algorithm"] = trace.algorithm;
+  json shapes = input_shapes;
+  for (const auto& field : trace.fields) {
+    const std::string& name = field.first;
+    const FieldValue& value = field.second;
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
+            out[name] = v;
+          } else {
+            const Shape shape(v.shape().begin(), v.shape().end());
+            shapes[name] = shape_json(shape);
+            if constexpr (std::is_same_v<V, Tensor>) {
+              if (out_buffers) {
+                out_buffers->emplace_back(v.data(), v.data() + v.size());
+                out[name] = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
+                return;
+              }
+            }
+            out[name] = tensor_json(v);
+          }
+        },
+        value);
+  }
+  out["shapes"] = shapes;
+  out["cost"] = {{"dot_products", trace.cost.dot_products},
+                 {"dense_dot_products", trace.cost.dense_dot_products},
+                 {"flops", trace.cost.flops}};
+  out["warnings"] = trace.warnings;
+  return out;
+}
+
+json parse_scenario_text(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto colon = what.find("parse error");
+    throw InputError("scenario: invalid JSON at byte " + std::to_string(e.byte) + ": " +
+                     (colon == std::string::npos ? what : what.substr(colon)));
+  }
+}
+
+json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_buffers) {
+  Fields fields(scenario, "", in_buffers);
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}};
+  std::string list;
+  for (const auto& a : algorithms()) list += (list.empty() ? "" : ", ") + std::string("\"") + a.name + "\"";
+  if (!fields.has("algorithm")) throw InputError("algorithm: required, one of " + list);
+  const json& name = fields.raw("algorithm");
+  const AlgorithmEntry* entry = nullptr;
+  for (const auto& a : algorithms())
+    if (name.is_string() && name.get<std::string>() == a.name) entry = &a;
+  if (!entry) throw InputError("algorithm: expected one of " + list + ", got " + (name.is_string() ? name.dump() : json_type_name(name)));
+
+  ctx.seed = static_cast<std::uint64_t>(fields.integer("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
+  ctx.level = fields.choice("trace", {"full", "context"}, "full") == "full" ? TraceLevel::full : TraceLevel::context;
+  const auto dtype = fields.choice("dtype", {"float64", "float32"}, "float64");
+  fields.ignore({"name", "description", "title"});  // preset metadata
+
+  Trace trace = entry->run(ctx);
+  trace.algorithm = entry->name;
+  if (dtype == "float32")
+    trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");
+  trace.warnings.insert(trace.warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
+  fields.warn_unused(trace.warnings);
+  return trace_to_json(trace, ctx.input_shapes, out_buffers);
+}
+
+}  // namespace attnplay

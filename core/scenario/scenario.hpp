@@ -1,0 +1,57 @@
+// Scenario JSON in, trace JSON out: the one entry point shared by the CLI, the WASM module and
+// the tests. See SPEC §2 (scenario) and §3 (trace); docs/semantics.md for our choices.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../mask.hpp"
+#include "../rng.hpp"
+#include "../trace.hpp"
+#include "fields.hpp"
+
+namespace attnplay {
+
+// What every algorithm's reader gets: the scenario's fields and its common settings.
+struct ScenarioContext {
+  Fields& fields;               // the top-level scenario object
+  std::uint64_t seed = 0;       // "seed"
+  TraceLevel level = TraceLevel::full;  // "trace"
+  json input_shapes = json::object();   // name -> shape of every input tensor read
+  std::vector<std::string> warnings;    // from reading (unknown fields, ...)
+
+  // Reads a tensor of the top-level scenario and records its shape.
+  Tensor tensor(const std::string& key, const std::vector<Dim>& dims);
+  std::optional<Tensor> optional_tensor(const std::string& key, const std::vector<Dim>& dims);
+  void record_shape(const std::string& name, const Shape& shape);
+};
+
+// q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D) and the scale (default 1/sqrt(E)).
+struct AttentionInputs {
+  Tensor q, k, v;
+  double scale;
+};
+AttentionInputs read_attention_inputs(ScenarioContext& ctx);
+
+// "mask": {...} for queries of length L_Q against L_K keys in B batch items.
+Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K);
+
+// The algorithms a scenario may name, with the function that reads and runs each.
+using AlgorithmRunner = Trace (*)(ScenarioContext&);
+struct AlgorithmEntry {
+  const char* name;
+  AlgorithmRunner run;
+};
+const std::vector<AlgorithmEntry>& algorithms();
+
+// Tensor output: nested arrays (CLI) or out-of-band buffers {"shape", "$buffer"} (WASM).
+json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers = nullptr);
+
+// Runs one scenario. Throws InputError with a message naming the field.
+json run_scenario(const json& scenario, const Buffers* in_buffers = nullptr, Buffers* out_buffers = nullptr);
+
+// Parses JSON text, turning syntax errors into InputError ("scenario: invalid JSON at byte 12: ...").
+json parse_scenario_text(const std::string& text);
+
+}  // namespace attnplay

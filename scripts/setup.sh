@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs whatever the build and the tests need and is not there yet; quick when nothing is
+# missing. Debian packages through apt (sudo when not root), npm packages through `npm ci`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+need() { # need PACKAGE PATH...
+  local pkg=$1; shift
+  for p in "$@"; do [ -e "$p" ] || { missing+=("$pkg"); return; }; done
+}
+need cmake /usr/bin/cmake
+need g++ /usr/bin/g++
+need make /usr/bin/make
+need emscripten /usr/bin/em++ /usr/bin/emcmake
+need xtensor-dev /usr/include/xtensor/xarray.hpp
+need xtl-dev /usr/include/xtl/xtl_config.hpp
+need libxsimd-dev /usr/include/xsimd/xsimd.hpp
+need catch2 /usr/include/catch2/catch.hpp
+need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
+need chromium /usr/bin/chromium
+need nodejs /usr/bin/node
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# npm ci when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi

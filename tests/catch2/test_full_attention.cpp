@@ -1,0 +1,156 @@
+// FullAttention: the seeds' worked numbers, d2l's masked softmax, and properties of masks.
+#include "helpers.hpp"
+
+using namespace attnplay;
+using namespace attnplay::testing;
+using Catch::Matchers::Contains;
+
+TEST_CASE("softmax toy: scores [2,1,0] -> weights [0.665,0.245,0.090] -> context [7.55,5.80]") {
+  const json t = run_preset("softmax-toy");
+  CHECK(at(t["scores"], {0, 0, 0, 0}) == Approx(2.0));
+  CHECK(at(t["scores"], {0, 0, 0, 1}) == Approx(1.0));
+  CHECK(at(t["weights"], {0, 0, 0, 0}) == Approx(0.665).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 1}) == Approx(0.245).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 2}) == Approx(0.090).margin(5e-4));
+  CHECK(at(t["context"], {0, 0, 0, 0}) == Approx(7.55).margin(5e-3));
+  CHECK(at(t["context"], {0, 0, 0, 1}) == Approx(5.80).margin(6e-3));
+  // exact: softmax([2,1,0]) = e^(2-j) / (e^2 + e + 1)
+  const double z = std::exp(2.0) + std::exp(1.0) + 1.0;
+  CHECK(at(t["context"], {0, 0, 0, 0}) == Approx((10 * std::exp(2.0) + 10) / z).epsilon(1e-14));
+  CHECK(t["cost"]["dot_products"] == 3);
+  CHECK(t["cost"]["dense_dot_products"] == 3);
+}
+
+TEST_CASE("d2l masked softmax: valid_lens [2,3] zero the keys beyond each length") {
+  const json t = run_preset("d2l-masked-softmax-1d");
+  const std::size_t lens[2] = {2, 3};
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < 2; ++i) {
+      double sum = 0;
+      for (std::size_t j = 0; j < 4; ++j) {
+        const double w = at(t["weights"], {b, 0, i, j});
+        sum += w;
+        if (j >= lens[b]) CHECK(w == 0.0);
+        else CHECK(w > 0.0);
+        // the values are one-hot, so the context equals the weights
+        CHECK(at(t["context"], {b, i, 0, j}) == Approx(w).epsilon(1e-15));
+      }
+      CHECK(sum == Approx(1.0).epsilon(1e-15));
+    }
+}
+
+TEST_CASE("d2l masked softmax 2-D: valid_lens [[1,3],[2,4]]") {
+  const json t = run_preset("d2l-masked-softmax-2d");
+  CHECK(at(t["weights"], {0, 0, 0, 0}) == 1.0);  // d2l prints 1.0000, 0, 0, 0
+  CHECK(at(t["weights"], {0, 0, 0, 1}) == 0.0);
+  CHECK(at(t["weights"], {0, 0, 1, 3}) == 0.0);
+  CHECK(at(t["weights"], {1, 0, 0, 2}) == 0.0);
+  CHECK(at(t["weights"], {1, 0, 1, 3}) > 0.0);
+}
+
+namespace {
+json random_scenario(unsigned seed, std::size_t L, const json& mask) {
+  Rng rng(seed, RngStream::data);
+  auto tensor = [&](std::size_t B, std::size_t L_, std::size_t H, std::size_t E) {
+    json t = json::array();
+    for (std::size_t b = 0; b < B; ++b) {
+      json lb = json::array();
+      for (std::size_t l = 0; l < L_; ++l) {
+        json hb = json::array();
+        for (std::size_t h = 0; h < H; ++h) {
+          json eb = json::array();
+          for (std::size_t e = 0; e < E; ++e) eb.push_back(rng.normal());
+          hb.push_back(eb);
+        }
+        lb.push_back(hb);
+      }
+      t.push_back(lb);
+    }
+    return t;
+  };
+  return {{"algorithm", "full"}, {"q", tensor(2, L, 2, 3)}, {"k", tensor(2, L, 2, 3)},
+          {"v", tensor(2, L, 2, 4)}, {"mask", mask}};
+}
+}  // namespace
+
+TEST_CASE("every mask kind: rows sum to 1, masked weights are exactly 0") {
+  const std::vector<json> masks = {
+      {{"kind", "causal"}},
+      {{"kind", "local"}, {"window", 1}},
+      {{"kind", "atrous"}, {"dilation", 2}},
+      {{"kind", "strided"}, {"window", 1}, {"stride", 3}},
+      {{"kind", "strided"}, {"window", 1}, {"stride", 3}, {"causal", true}},
+      {{"kind", "valid_lens"}, {"valid_lens", {3, 5}}},
+      {{"kind", "explicit"}, {"allowed", json::parse("[[1,0,0,0,0],[1,1,0,0,1],[0,0,1,0,0],[1,1,1,1,1],[0,1,0,1,0]]")}},
+  };
+  for (const auto& m : masks) {
+    INFO(m.dump());
+    const json t = run(random_scenario(7, 5, m));
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 5; ++i) {
+          double sum = 0;
+          for (std::size_t j = 0; j < 5; ++j) {
+            const double w = at(t["weights"], {b, h, i, j});
+            if (!t["allowed"][b][h][i][j].get<bool>()) CHECK(w == 0.0);
+            sum += w;
+          }
+          CHECK(sum == Approx(1.0).epsilon(1e-14));
+        }
+  }
+}
+
+TEST_CASE("local with window >= L equals no mask") {
+  const json none = run(random_scenario(3, 6, {{"kind", "none"}}));
+  const json local = run(random_scenario(3, 6, {{"kind", "local"}, {"window", 6}}));
+  CHECK(max_rel_diff(local["context"], none["context"]) == 0.0);
+  CHECK(max_rel_diff(local["weights"], none["weights"]) == 0.0);
+}
+
+TEST_CASE("causal mask: allowed iff j <= i") {
+  const json t = run(random_scenario(5, 4, {{"kind", "causal"}}));
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(t["allowed"][0][1][i][j].get<bool>() == (j <= i));
+}
+
+TEST_CASE("-inf fill: a row with no allowed key is zero with a warning, never NaN") {
+  json s = random_scenario(1, 3, {{"kind", "explicit"}, {"allowed", json::parse("[[0,0,0],[1,1,0],[1,1,1]]")}});
+  const json t = run(s);
+  for (std::size_t j = 0; j < 3; ++j) CHECK(at(t["weights"], {0, 0, 0, j}) == 0.0);
+  for (std::size_t d = 0; d < 4; ++d) CHECK(at(t["context"], {1, 0, 1, d}) == 0.0);
+  REQUIRE(!t["warnings"].empty());
+  CHECK_THAT(t["warnings"][0].get<std::string>(), Contains("no allowed key"));
+  // a finite fill gives d2l's uniform row instead
+  s["mask"]["fill"] = -1e6;
+  const json u = run(s);
+  CHECK(at(u["weights"], {0, 0, 0, 0}) == Approx(1.0 / 3));
+}
+
+TEST_CASE("trace: context only keeps context and cost") {
+  json s = random_scenario(2, 4, {{"kind", "none"}});
+  s["trace"] = "context";
+  const json t = run(s);
+  CHECK(t.contains("context"));
+  CHECK(!t.contains("scores"));
+  CHECK(!t.contains("weights"));
+  CHECK(t["shapes"]["context"] == json::array({2, 4, 2, 4}));
+}
+
+TEST_CASE("bad input names the field") {
+  json s = random_scenario(1, 3, {{"kind", "none"}});
+  s["k"][0][2][1] = {1.0, 2.0};
+  CHECK(error_of(s) == "k[0][2][1]: expected 3 numbers (E of q), got 2");
+  s = random_scenario(1, 3, {{"kind", "none"}});
+  s["q"][1][0][0][2] = "x";
+  CHECK(error_of(s) == "q[1][0][0][2]: expected a number, got a string");
+  s = random_scenario(1, 3, {{"kind", "local"}});
+  CHECK(error_of(s) == "mask.window: required");
+  s = random_scenario(1, 3, {{"kind", "nope"}});
+  CHECK_THAT(error_of(s), Contains("mask.kind: expected one of"));
+  s = random_scenario(1, 3, {{"kind", "valid_lens"}, {"valid_lens", {1, 2, 3}}});
+  CHECK(error_of(s) == "mask.valid_lens: expected 2 integers (B of q), got 3");
+  s = random_scenario(1, 3, {{"kind", "none"}});
+  s["algorithm"] = "fast";
+  CHECK_THAT(error_of(s), Contains("algorithm: expected one of"));
+  CHECK_THAT(error_of(json::array()), Contains("scenario: expected an object"));
+}

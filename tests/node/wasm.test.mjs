@@ -1,0 +1,61 @@
+// The WASM module: same traces as the native CLI for every preset, typed-array tensors in and
+// out, errors as JS Errors that leave the module usable.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { wasm, runNative, maxRelDiff, nativeCli, wasmCli } from './helpers.mjs';
+
+test('every preset gives the same trace natively and in WASM (1e-12)', () => {
+  const presets = wasm.presets();
+  assert.ok(presets.length >= 3);
+  for (const p of presets) {
+    const native = runNative(p.scenario);
+    assert.ok(native.trace, `${p.name}: native failed: ${native.error}`);
+    const fromWasm = wasm.run(p.scenario);
+    const d = maxRelDiff(fromWasm, native.trace);
+    assert.ok(d <= 1e-12, `${p.name}: WASM and native differ by ${d}`);
+  }
+});
+
+test('the node CLI prints the same trace as the native CLI', () => {
+  const a = JSON.parse(execFileSync(nativeCli, ['run', '--preset', 'softmax-toy']).toString());
+  const b = JSON.parse(execFileSync(process.execPath, [wasmCli, 'run', '--preset', 'softmax-toy']).toString());
+  assert.ok(maxRelDiff(b, a) <= 1e-12);
+  assert.equal(a.context[0][0][0][0].toFixed(2), '7.55');
+});
+
+test('typed-array tensors in and out', () => {
+  const scenario = {
+    algorithm: 'full',
+    q: { shape: [1, 1, 1, 1], data: new Float64Array([1]) },
+    k: { shape: [1, 3, 1, 1], data: new Float32Array([2, 1, 0]) },
+    v: [[[[10, 0]], [[0, 20]], [[10, 10]]]],
+  };
+  const t = wasm.run(scenario, { typed: true });
+  assert.deepEqual(t.context.shape, [1, 1, 1, 2]);
+  assert.ok(t.context.data instanceof Float64Array);
+  assert.ok(Math.abs(t.context.data[0] - 7.5527152894520) < 1e-12);
+  const nested = wasm.run(scenario);
+  assert.ok(Math.abs(nested.weights[0][0][0][0] - 0.6652409557748218) < 1e-15);
+});
+
+test('bad input: an Error naming the field, and the module stays usable', () => {
+  const bad = { algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] };
+  assert.throws(() => wasm.run(bad), { message: 'k[0][0][0]: expected 2 numbers (E of q), got 1' });
+  assert.throws(() => wasm.run({ algorithm: 'full', q: { shape: [1, 1, 1, 2], data: new Float64Array([1, NaN]) }, k: [], v: [] }),
+    /q\.data\[1\]: expected a finite number/);
+  assert.throws(() => wasm.run(null), /scenario: expected an object/);
+  for (let i = 0; i < 200; i++) assert.throws(() => wasm.run(bad));
+  const ok = wasm.run(wasm.presets()[0].scenario);
+  assert.ok(Array.isArray(ok.context));
+});
+
+test('CLIs: bad input is one line on stderr and a non-zero exit', () => {
+  const bad = JSON.stringify({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] });
+  for (const [cmd, args] of [[nativeCli, ['run', '-']], [process.execPath, [wasmCli, 'run', '-']]]) {
+    const r = spawnSync(cmd, args, { input: bad });
+    assert.notEqual(r.status, 0);
+    assert.equal(r.stderr.toString(), 'k[0][0][0]: expected 2 numbers (E of q), got 1\n');
+    assert.equal(r.stdout.toString(), '');
+  }
+});

@@ -1,0 +1,129 @@
+// The WASM module for JS, and a CLI that mirrors build/native/attnplay.
+//
+//   import { load } from './wasm/attnplay.mjs';
+//   const { run, presets } = await load();
+//   run(scenario)                 // trace with nested arrays, as the native CLI prints it
+//   run(scenario, {typed: true})  // float tensors as {shape, data: Float64Array}
+//
+//   node wasm/attnplay.mjs run FILE|-  |  run --preset NAME  |  presets [--json]
+//
+// Any tensor of the scenario may be {shape: [...], data: Float64Array | Float32Array}: it is
+// handed to wasm as a typed array, never through JSON. Errors are thrown as Error with the
+// message naming the field; the module stays usable.
+import createAttnplayCore from '../build/wasm/attnplay_core.mjs';
+
+let corePromise = null;
+
+function isTypedTensor(value) {
+  return value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
+    (value.data instanceof Float64Array || value.data instanceof Float32Array);
+}
+
+function toNested(data, shape) {
+  if (shape.length === 0) return data[0];
+  let offset = 0;
+  const build = (depth) => {
+    const out = new Array(shape[depth]);
+    for (let i = 0; i < shape[depth]; i++) out[i] = depth + 1 === shape.length ? data[offset++] : build(depth + 1);
+    return out;
+  };
+  return build(0);
+}
+
+function makeRun(core) {
+  return function run(scenario, options = {}) {
+    if (typeof scenario === 'string') scenario = JSON.parse(scenario);
+    if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario)) {
+      throw new Error('scenario: expected an object');
+    }
+    const buffers = [];
+    const text = JSON.stringify(scenario, (key, value) => {
+      if (isTypedTensor(value)) {
+        buffers.push(value.data);
+        return { shape: value.shape, $buffer: buffers.length - 1 };
+      }
+      return value;
+    });
+    const reply = JSON.parse(core.run(text, buffers));
+    if (reply.error !== undefined) {
+      core.releaseOutputs();
+      throw new Error(reply.error);
+    }
+    const trace = reply.trace;
+    try {
+      for (const [name, value] of Object.entries(trace)) {
+        if (value !== null && typeof value === 'object' && value.$buffer !== undefined) {
+          const data = new Float64Array(core.outputBuffer(value.$buffer)); // copy out of wasm memory
+          trace[name] = options.typed ? { shape: value.shape, data } : toNested(data, value.shape);
+        }
+      }
+    } finally {
+      core.releaseOutputs();
+    }
+    return trace;
+  };
+}
+
+const isNode = typeof process === 'object' && typeof process.versions === 'object' &&
+  typeof process.versions.node === 'string';
+
+// Emscripten 3.1.6's ES6 output still reads `__dirname` and `require` in node (fixed upstream
+// later); give it both, only in node. The wasm itself is embedded (SINGLE_FILE), no file is read.
+async function nodeShims() {
+  const { createRequire } = await import('node:module');
+  const { fileURLToPath } = await import('node:url');
+  globalThis.require ??= createRequire(import.meta.url);
+  globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
+}
+
+export async function load() {
+  if (!corePromise) corePromise = (isNode ? nodeShims() : Promise.resolve()).then(() => createAttnplayCore());
+  const core = await corePromise;
+  return { run: makeRun(core), presets: () => JSON.parse(core.presets()) };
+}
+
+async function main(args) {
+  const fs = await import('node:fs');
+  const { run, presets } = await load();
+  const fail = (message, code = 1) => {
+    process.stderr.write(message + '\n');
+    process.exitCode = code;
+  };
+  try {
+    if (args[0] === 'presets') {
+      const list = presets();
+      if (args[1] === '--json') process.stdout.write(JSON.stringify(list) + '\n');
+      else for (const p of list) process.stdout.write(`${p.name}\t${p.title}\n`);
+    } else if (args[0] === 'run' && args.length === 3 && args[1] === '--preset') {
+      const preset = presets().find((p) => p.name === args[2]);
+      if (!preset) return fail(`--preset: no preset named "${args[2]}" (see attnplay presets)`);
+      process.stdout.write(JSON.stringify(run(preset.scenario)) + '\n');
+    } else if (args[0] === 'run' && args.length === 2) {
+      let text;
+      try {
+        text = fs.readFileSync(args[1] === '-' ? 0 : args[1], 'utf8');
+      } catch {
+        return fail(`${args[1]}: cannot open file`);
+      }
+      let scenario;
+      try {
+        scenario = JSON.parse(text);
+      } catch (e) {
+        return fail(`scenario: invalid JSON: ${e.message}`);
+      }
+      process.stdout.write(JSON.stringify(run(scenario)) + '\n');
+    } else {
+      fail('usage: node wasm/attnplay.mjs run FILE|- | run --preset NAME | presets [--json]', 2);
+    }
+  } catch (e) {
+    fail(e.message);
+  }
+}
+
+if (typeof process !== 'undefined' && process.argv && process.argv[1]) {
+  const { pathToFileURL } = await import('node:url');
+  const { realpathSync } = await import('node:fs');
+  let invoked = '';
+  try { invoked = pathToFileURL(realpathSync(process.argv[1])).href; } catch { /* not a file */ }
+  if (invoked === import.meta.url) await main(process.argv.slice(2));
+}

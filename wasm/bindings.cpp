@@ -1,0 +1,63 @@
+// Embind boundary. No C++ exception crosses into JS (that leaks wasm stack and memory): every
+// call returns JSON text, {"trace": ...} or {"error": "message naming the field"}, and the thin
+// wrapper wasm/attnplay.mjs rethrows errors as JS Errors.
+//
+// Tensors travel out of band: inputs as typed arrays referenced from the JSON as
+// {"shape": [...], "$buffer": i}; outputs the same way, read with outputBuffer(i) (a view into
+// wasm memory: copy it before the next call) and freed with releaseOutputs().
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include "../core/scenario/presets.hpp"
+#include "../core/scenario/scenario.hpp"
+
+using emscripten::val;
+
+namespace {
+
+attnplay::Buffers g_outputs;
+
+std::string error_json(const std::string& message) { return attnplay::json{{"error", message}}.dump(); }
+
+std::string run(const std::string& scenario_text, const val& buffers) {
+  try {
+    attnplay::Buffers inputs;
+    const auto n = buffers["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i)
+      inputs.push_back(emscripten::convertJSArrayToNumberVector<double>(buffers[i]));
+    attnplay::Buffers().swap(g_outputs);
+    const auto scenario = attnplay::parse_scenario_text(scenario_text);
+    return attnplay::json{{"trace", attnplay::run_scenario(scenario, &inputs, &g_outputs)}}.dump();
+  } catch (const attnplay::InputError& e) {
+    return error_json(e.what());
+  } catch (const std::bad_alloc&) {
+    attnplay::Buffers().swap(g_outputs);
+    return error_json("scenario: out of memory (too large for the browser)");
+  } catch (const std::exception& e) {
+    return error_json(std::string("internal error: ") + e.what());
+  }
+}
+
+val output_buffer(unsigned i) {
+  if (i >= g_outputs.size()) return val::null();
+  return val(emscripten::typed_memory_view(g_outputs[i].size(), g_outputs[i].data()));
+}
+
+void release_outputs() { attnplay::Buffers().swap(g_outputs); }
+
+std::string presets_json() {
+  attnplay::json list = attnplay::json::array();
+  for (const auto& p : attnplay::presets())
+    list.push_back({{"name", p.name}, {"title", p.title}, {"title_zh", p.title_zh},
+                    {"description", p.description}, {"scenario", p.scenario}});
+  return list.dump();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnplay) {
+  emscripten::function("run", &run);
+  emscripten::function("outputBuffer", &output_buffer);
+  emscripten::function("releaseOutputs", &release_outputs);
+  emscripten::function("presets", &presets_json);
+}
