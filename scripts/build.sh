@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p build
+exec 9>build/.build.lock   # one build of the shared folders at a time
+flock 9
 
 step() { echo "build: $*" >&2; }
 
