@@ -113,7 +113,7 @@ TEST_CASE("causal mask: allowed iff j <= i") {
     for (std::size_t j = 0; j < 4; ++j) CHECK(t["allowed"][0][1][i][j].get<bool>() == (j <= i));
 }
 
-TEST_CASE("fill \"-inf\": a row with no allowed key is zero with a warning, never NaN") {
+TEST_CASE("fill -inf: a row with no allowed key is zero with a warning, never NaN") {
   json s = random_scenario(1, 3, {{"kind", "explicit"}, {"allowed", json::parse("[[0,0,0],[1,1,0],[1,1,1]]")}});
   const json t = run(s);
   for (std::size_t j = 0; j < 3; ++j) CHECK(at(t["weights"], {0, 0, 0, j}) == 0.0);
