@@ -79,7 +79,11 @@ async function nodeShims() {
 export async function load() {
   if (!corePromise) corePromise = (isNode ? nodeShims() : Promise.resolve()).then(() => createAttnplayCore());
   const core = await corePromise;
-  return { run: makeRun(core), presets: () => JSON.parse(core.presets()) };
+  return {
+    run: makeRun(core),
+    presets: () => JSON.parse(core.presets()),
+    memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks
+  };
 }
 
 async function main(args) {

@@ -69,6 +69,19 @@ struct NestedReader {
   }
 };
 
+// An integer in [min, max]; floats with an integral value (2.0) count, as Python may write them.
+std::int64_t checked_integer(const json& v, const std::string& path, std::int64_t min, std::int64_t max) {
+  const bool integral = v.is_number_integer() ||
+                        (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+                         std::abs(v.get<double>()) < 9e15);
+  if (!integral) throw InputError(path + ": expected an integer, got " + (v.is_number() ? v.dump() : json_type_name(v)));
+  const bool too_big = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max);
+  const auto n = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
+  if (too_big || n < min || n > max)
+    throw InputError(path + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.dump());
+  return n;
+}
+
 Shape to_shape(const std::vector<std::int64_t>& sizes) {
   return Shape(sizes.begin(), sizes.end());
 }
@@ -178,17 +191,7 @@ std::optional<double> Fields::optional_number(const std::string& key) {
 double Fields::number(const std::string& key, double fallback) { return optional_number(key).value_or(fallback); }
 
 std::int64_t Fields::required_integer(const std::string& key, std::int64_t min, std::int64_t max) {
-  const json& v = raw(key);
-  const bool integral = v.is_number_integer() ||
-                        (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
-                         std::abs(v.get<double>()) < 9e15);
-  if (!integral) throw InputError(path_of(key) + ": expected an integer, got " + (v.is_number() ? v.dump() : json_type_name(v)));
-  const auto n = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)
-                     ? max + 1
-                     : v.get<std::int64_t>();
-  if (n < min || n > max)
-    throw InputError(path_of(key) + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.dump());
-  return n;
+  return checked_integer(raw(key), path_of(key), min, max);
 }
 
 std::int64_t Fields::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
@@ -240,12 +243,7 @@ std::optional<Tensor> Fields::optional_tensor(const std::string& key, const std:
 IndexTensor Fields::index_tensor(const std::string& key, const std::vector<Dim>& dims, std::int64_t min, std::int64_t max) {
   std::vector<std::int64_t> data;
   auto leaf = [&](const json& v, const std::string& p) {
-    if (!v.is_number_integer())
-      throw InputError(p + ": expected an integer, got " + (v.is_number() ? v.dump() : json_type_name(v)));
-    const auto n = v.get<std::int64_t>();
-    if (n < min || n > max || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)))
-      throw InputError(p + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.dump());
-    data.push_back(n);
+    data.push_back(checked_integer(v, p, min, max));
   };
   NestedReader<decltype(leaf)> reader{dims, "integer", leaf, initial_sizes(dims)};
   reader.walk(raw(key), 0, path_of(key));

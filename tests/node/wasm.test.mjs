@@ -59,3 +59,15 @@ test('CLIs: bad input is one line on stderr and a non-zero exit', () => {
     assert.equal(r.stdout.toString(), '');
   }
 });
+
+test('2,000 bad and 2,000 good calls do not grow wasm memory (no leak across the boundary)', () => {
+  const bad = { algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1, 2, 3]]]], v: [[[[1]]]] };
+  const good = wasm.presets()[0].scenario;
+  for (let i = 0; i < 100; i++) { wasm.run(good); assert.throws(() => wasm.run(bad)); }
+  const before = wasm.memoryBytes();
+  for (let i = 0; i < 2000; i++) {
+    assert.throws(() => wasm.run(bad), /k\[0\]\[0\]\[0\]: expected 2 numbers/);
+    wasm.run(good);
+  }
+  assert.equal(wasm.memoryBytes(), before);
+});
