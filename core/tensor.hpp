@@ -32,11 +32,20 @@ inline AttentionDims attention_dims(const Tensor& q, const Tensor& v) {
   return {q.shape()[0], q.shape()[1], v.shape()[1], q.shape()[2], q.shape()[3], v.shape()[3]};
 }
 
-// Dot product of two contiguous vectors of length n.
+// Dot product of two contiguous vectors of length n, with four running sums: independent
+// chains are 2-4x faster than one sum on long vectors and vectorise without reassociation.
+// (Rounding differs from a single running sum in the last bits, far inside 1e-9.)
 inline double dot(const double* a, const double* b, std::size_t n) {
-  double s = 0.0;
-  for (std::size_t e = 0; e < n; ++e) s += a[e] * b[e];
-  return s;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  std::size_t e = 0;
+  for (; e + 4 <= n; e += 4) {
+    s0 += a[e] * b[e];
+    s1 += a[e + 1] * b[e + 1];
+    s2 += a[e + 2] * b[e + 2];
+    s3 += a[e + 3] * b[e + 3];
+  }
+  for (; e < n; ++e) s0 += a[e] * b[e];
+  return (s0 + s1) + (s2 + s3);
 }
 
 // Pointer to the vector x[b, l, h, :] of a contiguous (B, L, H, E) tensor.

@@ -4,7 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
 echo "== Catch2 (native core)"
-ctest --test-dir build/native --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" || status=1
+if ctest --test-dir build/native -V > build/ctest.log 2>&1; then
+  grep -E "All tests passed|tests passed" build/ctest.log
+else
+  cat build/ctest.log
+  status=1
+fi
 echo "== node (WASM module)"
 node --test tests/node/ || status=1
 if compgen -G "tests/web/*.test.mjs" >/dev/null; then

@@ -7,5 +7,17 @@
 namespace attnplay {
 
 Trace run_full(ScenarioContext& ctx);
+Trace run_additive(ScenarioContext& ctx);
+Trace run_positional_encoding(ScenarioContext& ctx);
+Trace run_nadaraya_watson(ScenarioContext& ctx);
+Trace run_prob(ScenarioContext& ctx);
+Trace run_multihead(ScenarioContext& ctx);
+
+// The prob fields (factor, sample_index, output_attention and the pitfall switches) for H heads;
+// shared by run_prob and run_multihead's inner "prob" (run_prob.cpp).
+struct ProbOptions;
+ProbOptions read_prob_options(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t H);
+// read_mask, refusing every kind but "none" and "causal" first (message names mask.kind).
+Mask read_prob_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K);
 
 }  // namespace attnplay

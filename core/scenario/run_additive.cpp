@@ -1,0 +1,53 @@
+// Reader of "additive": q, k, v with one head (k's E free), the mask, and the weights, given as
+// weights: {W_q, W_k, w_v} or drawn from the seed with hidden: h.
+#include "../additive_attention.hpp"
+#include "adapters.hpp"
+
+#include <optional>
+
+namespace attnplay {
+
+Trace run_additive(ScenarioContext& ctx) {
+  const Tensor q = ctx.tensor("q", {Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E_q")});
+  const auto qs = q.shape();
+  if (qs[2] != 1)
+    throw InputError("q: additive attention takes H = 1, got " + std::to_string(qs[2]));
+  const Tensor k = ctx.tensor("k", {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(1, "H = 1"), Dim::any("E_k")});
+  const Tensor v = ctx.tensor("v", {Dim::of(qs[0], "B of q"), Dim::of(k.shape()[1], "L_K of k"), Dim::of(1, "H = 1"), Dim::any("D")});
+  const std::size_t E_q = qs[3], E_k = k.shape()[3];
+
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  std::optional<std::int64_t> hidden;
+  if (ctx.fields.has("hidden")) hidden = ctx.fields.required_integer("hidden", 1, big);
+  else ctx.fields.ignore({"hidden"});
+
+  AdditiveWeights weights;
+  const bool seeded = !ctx.fields.has("weights");
+  if (seeded) {
+    ctx.fields.ignore({"weights"});
+    if (!hidden) throw InputError("hidden: required (the size h of the hidden layer), unless weights: {W_q, W_k, w_v} are given");
+    weights = seeded_additive_weights(ctx.seed, static_cast<std::size_t>(*hidden), E_q, E_k);
+  } else {
+    Fields w = ctx.fields.object("weights");
+    const Dim h = hidden ? Dim::of(static_cast<std::size_t>(*hidden), "hidden") : Dim::any("h");
+    weights.W_q = w.tensor("W_q", {h, Dim::of(E_q, "E_q of q")});
+    const std::size_t H = weights.W_q.shape()[0];
+    weights.W_k = w.tensor("W_k", {Dim::of(H, "h of W_q"), Dim::of(E_k, "E_k of k")});
+    weights.w_v = w.tensor("w_v", {Dim::of(H, "h of W_q")});
+    ctx.record_shape("W_q", Shape(weights.W_q.shape().begin(), weights.W_q.shape().end()));
+    ctx.record_shape("W_k", Shape(weights.W_k.shape().begin(), weights.W_k.shape().end()));
+    ctx.record_shape("w_v", Shape(weights.w_v.shape().begin(), weights.w_v.shape().end()));
+    w.warn_unused(ctx.warnings);
+  }
+
+  const Mask mask = read_mask(ctx, qs[0], qs[1], k.shape()[1]);
+  Trace trace = additive_attention(q, k, v, weights, mask, ctx.level);
+  if (seeded && ctx.level == TraceLevel::full) {  // show the drawn weights
+    trace.set("W_q", weights.W_q);
+    trace.set("W_k", weights.W_k);
+    trace.set("w_v", weights.w_v);
+  }
+  return trace;
+}
+
+}  // namespace attnplay

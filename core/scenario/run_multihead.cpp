@@ -1,0 +1,98 @@
+#include <algorithm>
+
+#include "../multihead_attention.hpp"
+#include "adapters.hpp"
+
+namespace attnplay {
+
+namespace {
+
+// b_q .. b_o: inside "weights" or at the top level, not both.
+std::optional<Tensor> read_bias(ScenarioContext& ctx, Fields& w, const std::string& name, std::size_t rows,
+                                const std::string& label) {
+  const std::vector<Dim> dims{Dim::of(rows, label)};
+  if (w.has(name) && ctx.fields.has(name))
+    throw InputError(ctx.fields.path_of(name) + ": given both here and as " + w.path_of(name));
+  std::optional<Tensor> b = w.has(name) ? std::optional<Tensor>(w.tensor(name, dims)) : ctx.fields.optional_tensor(name, dims);
+  if (!w.has(name)) w.ignore({name});
+  if (b) ctx.record_shape(name, Shape(b->shape().begin(), b->shape().end()));
+  return b;
+}
+
+std::string divides_message(std::int64_t heads, std::size_t n, const std::string& what) {
+  return "num_heads: " + std::to_string(heads) + " does not divide " + what + " = " + std::to_string(n);
+}
+
+}  // namespace
+
+Trace run_multihead(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const Tensor queries = ctx.tensor("queries", {Dim::any("B"), Dim::any("L_Q"), Dim::any("d_q")});
+  const std::size_t B = queries.shape()[0], L_Q = queries.shape()[1];
+  const Tensor keys = ctx.tensor("keys", {Dim::of(B, "B of queries"), Dim::any("L_K"), Dim::any("d_k")});
+  const std::size_t L_K = keys.shape()[1];
+  const Tensor values = ctx.tensor("values", {Dim::of(B, "B of queries"), Dim::of(L_K, "L_K of keys"), Dim::any("d_v")});
+  const std::size_t d_q = queries.shape()[2], d_k = keys.shape()[2], d_v = values.shape()[2];
+
+  MultiheadOptions options;
+  const auto heads = f.required_integer("num_heads", 1, static_cast<std::int64_t>(kMaxDimension));
+  options.num_heads = static_cast<std::size_t>(heads);
+  options.inner = f.choice("inner", {"full", "prob"}, "full") == "full" ? InnerAttention::full : InnerAttention::prob;
+
+  MultiheadWeights weights;
+  if (f.has("weights")) {
+    Fields w = f.object("weights");
+    weights.W_q = w.tensor("W_q", {Dim::any("num_hiddens"), Dim::of(d_q, "d_q of queries")});
+    const std::size_t hq = weights.W_q.shape()[0];
+    weights.W_k = w.tensor("W_k", {Dim::of(hq, "rows of W_q"), Dim::of(d_k, "d_k of keys")});
+    weights.W_v = w.tensor("W_v", {Dim::any("H * d_v_head"), Dim::of(d_v, "d_v of values")});
+    const std::size_t hv = weights.W_v.shape()[0];
+    weights.W_o = w.tensor("W_o", {Dim::any("out"), Dim::of(hv, "rows of W_v")});
+    if (hq % options.num_heads != 0) throw InputError(divides_message(heads, hq, "the rows of weights.W_q"));
+    if (hv % options.num_heads != 0) throw InputError(divides_message(heads, hv, "the rows of weights.W_v"));
+    if (f.has("num_hiddens") && f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)) !=
+                                    static_cast<std::int64_t>(hq))
+      throw InputError("num_hiddens: expected " + std::to_string(hq) + " (the rows of weights.W_q), got " +
+                       f.raw("num_hiddens").dump());
+    weights.b_q = read_bias(ctx, w, "b_q", hq, "rows of W_q");
+    weights.b_k = read_bias(ctx, w, "b_k", hq, "rows of W_k");
+    weights.b_v = read_bias(ctx, w, "b_v", hv, "rows of W_v");
+    weights.b_o = read_bias(ctx, w, "b_o", weights.W_o.shape()[0], "rows of W_o");
+    const auto record = [&ctx](const std::string& name, const Tensor& t) {
+      ctx.record_shape(name, Shape(t.shape().begin(), t.shape().end()));
+    };
+    record("W_q", weights.W_q);
+    record("W_k", weights.W_k);
+    record("W_v", weights.W_v);
+    record("W_o", weights.W_o);
+    if (f.has("bias"))
+      ctx.warnings.push_back("bias: ignored, the weights are given (give b_q, b_k, b_v, b_o for biases)");
+    f.ignore({"bias"});
+    w.warn_unused(ctx.warnings);
+  } else {
+    if (!f.has("num_hiddens")) throw InputError("num_hiddens: required when weights are not given");
+    const auto nh = static_cast<std::size_t>(f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)));
+    if (nh % options.num_heads != 0) throw InputError(divides_message(heads, nh, "num_hiddens"));
+    const std::size_t widest = std::max({d_q, d_k, d_v, nh, B * L_Q, B * L_K});
+    if (nh > kMaxTensorElements / widest)
+      throw InputError("num_hiddens: " + std::to_string(nh) + " gives tensors of more than " +
+                       std::to_string(kMaxTensorElements) + " numbers");
+    // d2l's MultiHeadAttention has bias=False; TSLib's AttentionLayer (around ProbAttention) nn.Linear's True
+    const bool bias = f.boolean("bias", options.inner == InnerAttention::prob);
+    weights = seeded_multihead_weights(ctx.seed, d_q, d_k, d_v, nh, bias);
+    for (const char* name : {"b_q", "b_k", "b_v", "b_o"})
+      if (f.has(name)) throw InputError(std::string(name) + ": biases are given with the weights (\"weights\": {...}); "
+                                        "with num_hiddens use \"bias\": true");
+  }
+
+  options.scale = f.optional_number("scale");  // absent: 1/sqrt(d_head)
+  if (options.inner == InnerAttention::prob) {
+    options.mask = read_prob_mask(ctx, B, L_Q, L_K);
+    options.prob = read_prob_options(ctx, L_Q, L_K, options.num_heads);
+  } else {
+    options.mask = read_mask(ctx, B, L_Q, L_K);
+  }
+  return multihead_attention(queries, keys, values, weights, options, ctx.level);
+}
+
+}  // namespace attnplay

@@ -1,0 +1,102 @@
+// Reader of "nadaraya_watson": x_train, y_train, x_query (1-D) or dataset: {n_train, seed};
+// kernel, w, and optional train: {epochs, lr}.
+#include "../nadaraya_watson.hpp"
+#include "adapters.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace attnplay {
+
+namespace {
+
+// Kernel evaluations one scenario may ask for (about a second of work).
+constexpr std::uint64_t kMaxKernelEvaluations = std::uint64_t{1} << 28;
+
+}  // namespace
+
+Trace run_nadaraya_watson(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+
+  // 1. the data: given, or d2l's generated set
+  Tensor x_train, y_train, x_query;
+  std::optional<RegressionDataset> dataset;
+  if (f.has("dataset")) {
+    for (const char* key : {"x_train", "y_train", "x_query"})
+      if (f.has(key))
+        throw InputError(std::string(key) + ": not allowed with dataset (the data set generates x_train, y_train and x_query)");
+    Fields d = f.object("dataset");
+    const auto n_train = d.integer("n_train", 50, 1, big);
+    const auto seed = d.integer("seed", static_cast<std::int64_t>(ctx.seed), 0, std::numeric_limits<std::int64_t>::max());
+    d.warn_unused(ctx.warnings);
+    dataset = regression_dataset(static_cast<std::size_t>(n_train), static_cast<std::uint64_t>(seed));
+    x_train = dataset->x_train;
+    y_train = dataset->y_train;
+    x_query = dataset->x_query;
+  } else {
+    f.ignore({"dataset"});
+    x_train = ctx.tensor("x_train", {Dim::any("n_train")});
+    y_train = ctx.tensor("y_train", {Dim::of(x_train.size(), "n_train of x_train")});
+    x_query = ctx.tensor("x_query", {Dim::any("n_query")});
+  }
+  const std::uint64_t n_train = x_train.size(), n_query = x_query.size();
+
+  // 2. the kernel and its bandwidth
+  const auto kernel_name = f.choice("kernel", {"gaussian", "boxcar", "constant", "epanechnikov"}, "gaussian");
+  RegressionKernel kernel = RegressionKernel::gaussian;
+  for (auto k : {RegressionKernel::boxcar, RegressionKernel::constant, RegressionKernel::epanechnikov})
+    if (kernel_name == regression_kernel_name(k)) kernel = k;
+  const double w = f.number("w", 1.0);
+
+  // 3. training
+  std::optional<RegressionTraining> training;
+  if (f.has("train")) {
+    Fields t = f.object("train");
+    RegressionTraining tr;
+    tr.epochs = static_cast<std::size_t>(t.integer("epochs", 5, 1, 100000));
+    tr.lr = t.number("lr", 0.5);
+    t.warn_unused(ctx.warnings);
+    if (n_train < 2)
+      throw InputError("train: leave-one-out training needs at least 2 training points, got " + std::to_string(n_train));
+    if (tr.epochs * n_train * (n_train - 1) > kMaxKernelEvaluations)
+      throw InputError("train.epochs: epochs * n_train * (n_train - 1) = " +
+                       std::to_string(tr.epochs * n_train * (n_train - 1)) + " kernel evaluations is more than the limit " +
+                       std::to_string(kMaxKernelEvaluations));
+    training = tr;
+  } else {
+    f.ignore({"train"});
+  }
+  const std::string query_field = dataset ? "dataset.n_train" : "x_query";
+  if (n_query * n_train > kMaxKernelEvaluations)
+    throw InputError(query_field + ": n_query * n_train = " + std::to_string(n_query * n_train) +
+                     " kernel evaluations is more than the limit " + std::to_string(kMaxKernelEvaluations));
+  if (ctx.level == TraceLevel::full && n_query * n_train > kMaxTensorElements)
+    throw InputError(query_field + ": the weights (n_query x n_train) would hold " + std::to_string(n_query * n_train) +
+                     " numbers, more than the limit " + std::to_string(kMaxTensorElements) + "; use \"trace\": \"context\"");
+
+  Trace result = nadaraya_watson(x_train, y_train, x_query, kernel, w, training ? &*training : nullptr, ctx.level);
+  if (training) {
+    const Tensor& history = result.tensor("w_history");
+    for (std::size_t e = 1; e < history.size(); ++e)
+      if (!std::isfinite(history(e)))
+        throw InputError("train.lr: training diverged at epoch " + std::to_string(e) +
+                         " (w is no longer a finite number); try a smaller lr");
+  }
+  if (!dataset) return result;
+
+  // The generated data come first, as the learner meets them.
+  Trace trace;
+  trace.algorithm = result.algorithm;
+  trace.set("x_train", std::move(dataset->x_train));
+  trace.set("y_train", std::move(dataset->y_train));
+  trace.set("x_query", std::move(dataset->x_query));
+  trace.set("y_truth", std::move(dataset->y_truth));
+  for (auto& field : result.fields) trace.fields.push_back(std::move(field));
+  trace.cost = result.cost;
+  trace.warnings = std::move(result.warnings);
+  return trace;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,23 @@
+// Reader of "positional_encoding": num_steps, encoding_dim (even), base (default 10000).
+#include "../positional_encoding.hpp"
+#include "adapters.hpp"
+
+namespace attnplay {
+
+Trace run_positional_encoding(ScenarioContext& ctx) {
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  const auto num_steps = ctx.fields.required_integer("num_steps", 1, big);
+  const auto encoding_dim = ctx.fields.required_integer("encoding_dim", 2, big);
+  if (encoding_dim % 2 != 0)
+    throw InputError("encoding_dim: expected an even integer (sine and cosine columns come in pairs), got " +
+                     std::to_string(encoding_dim));
+  if (static_cast<std::size_t>(num_steps * encoding_dim) > kMaxTensorElements)
+    throw InputError("num_steps: num_steps * encoding_dim = " + std::to_string(num_steps * encoding_dim) +
+                     " is larger than the limit " + std::to_string(kMaxTensorElements));
+  const double base = ctx.fields.number("base", 10000.0);
+  if (!(base > 0.0))
+    throw InputError("base: expected a positive number, got " + ctx.fields.raw("base").dump());
+  return positional_encoding(static_cast<std::size_t>(num_steps), static_cast<std::size_t>(encoding_dim), base);
+}
+
+}  // namespace attnplay

@@ -1,0 +1,363 @@
+// ProbAttention: the seed's toy numbers, equivalence with full attention when every query is
+// selected, ProbMask, the sampling generator, the reference's pitfalls and their switches, the
+// real cost at L = 4096, and error messages.
+#include <set>
+
+#include "../../core/full_attention.hpp"
+#include "../../core/prob_attention.hpp"
+#include "helpers.hpp"
+
+using namespace attnplay;
+using namespace attnplay::testing;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+json normal_nested(Rng& rng, const std::vector<std::size_t>& shape, std::size_t depth = 0) {
+  json a = json::array();
+  for (std::size_t i = 0; i < shape[depth]; ++i)
+    a.push_back(depth + 1 == shape.size() ? json(rng.normal()) : normal_nested(rng, shape, depth + 1));
+  return a;
+}
+
+// q (B, L, H, E), k (B, L_K, H, E), v (B, L_K, H, D) of standard normals.
+json random_prob(unsigned seed, std::size_t B, std::size_t L, std::size_t H, std::size_t E, std::size_t D,
+                 std::size_t L_K = 0) {
+  Rng rng(seed, RngStream::data);
+  if (L_K == 0) L_K = L;
+  json s = {{"algorithm", "prob"}};
+  s["q"] = normal_nested(rng, {B, L, H, E});
+  s["k"] = normal_nested(rng, {B, L_K, H, E});
+  s["v"] = normal_nested(rng, {B, L_K, H, D});
+  return s;
+}
+
+std::set<std::int64_t> row_set(const json& t) {
+  std::set<std::int64_t> s;
+  for (const auto& x : t) s.insert(x.get<std::int64_t>());
+  return s;
+}
+
+double dot_json(const json& a, const json& b) {
+  double s = 0;
+  for (std::size_t e = 0; e < a.size(); ++e) s += a[e].get<double>() * b[e].get<double>();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("prob toy: the seed's sample gives M = [0.5, 1, 1.25, 1] and top_index [2, 1]") {
+  const json t = run_preset("prob-toy");
+  CHECK(t["U_part"] == 2);
+  CHECK(t["u"] == 2);
+  CHECK(t["sample_index"] == json::parse("[[0,2],[1,3],[0,2],[2,3]]"));
+  CHECK(t["q_k_sample"][0][0] == json::parse("[[1.0,1.0],[1.0,-1.0],[1.0,2.0],[2.0,2.0]]"));
+  CHECK(t["sparsity"][0][0] == json::parse("[0.5, 1.0, 1.25, 1.0]"));
+  CHECK(t["top_index"][0][0] == json::parse("[2, 1]"));  // q1 and q3 tie at M = 1: the lower index
+  // q2 . k = [1, 1, 2, 0], before the mask, times the scale 1/sqrt(2)
+  const double scale = 1.0 / std::sqrt(2.0);
+  const double q2k[4] = {1, 1, 2, 0};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(at(t["scores_top"], {0, 0, 0, j}) / scale == Approx(q2k[j]).margin(1e-15));
+  // every query starts from the mean of V; rows 0 and 3 keep it
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(at(t["initial_context"], {0, i, 0, 0}) == 25.0);
+    CHECK(at(t["initial_context"], {0, i, 0, 1}) == 26.0);
+  }
+  CHECK(t["context"][0][0][0] == json::parse("[25.0, 26.0]"));
+  CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
+  CHECK(t["updated_rows"][0][0] == json::parse("[false, true, true, false]"));
+  // row 2 = softmax(scale * [1, 1, 2, 0]) V
+  double w[4], z = 0;
+  for (std::size_t j = 0; j < 4; ++j) z += (w[j] = std::exp(scale * q2k[j]));
+  const double V[4][2] = {{10, 11}, {20, 21}, {30, 31}, {40, 41}};
+  for (std::size_t d = 0; d < 2; ++d) {
+    double c = 0;
+    for (std::size_t j = 0; j < 4; ++j) c += w[j] / z * V[j][d];
+    CHECK(at(t["context"], {0, 2, 0, d}) == Approx(c).epsilon(1e-14));
+  }
+  CHECK(at(t["context"], {0, 2, 0, 0}) == Approx(24.4551).margin(1e-4));  // PyTorch prints 24.4551
+  for (std::size_t j = 0; j < 4; ++j) {
+    CHECK(at(t["attn"], {0, 0, 0, j}) == 0.25);
+    CHECK(at(t["attn"], {0, 0, 2, j}) == Approx(w[j] / z).epsilon(1e-14));
+  }
+  CHECK(t["cost"]["dot_products"] == 4 * 2 + 2 * 4);
+  CHECK(t["cost"]["dense_dot_products"] == 16);
+}
+
+TEST_CASE("prob toy against all keys: q0.k = [1,0,1,1], q2.k = [1,1,2,0], M(q0) = 0.25, M(q2) = 1") {
+  json s = find_preset("prob-toy")->scenario;
+  s["factor"] = 2;  // U_part = min(2 * ceil(ln 4), 4) = 4, u = 4
+  s["sample_index"] = json::parse("[[0,1,2,3],[0,1,2,3],[0,1,2,3],[0,1,2,3]]");
+  const json t = run(s);
+  REQUIRE(t["U_part"] == 4);
+  CHECK(at(t["sparsity"], {0, 0, 0}) == 0.25);
+  CHECK(at(t["sparsity"], {0, 0, 2}) == 1.0);
+  CHECK(t["q_k_sample"][0][0][0] == json::parse("[1.0, 0.0, 1.0, 1.0]"));
+  CHECK(t["q_k_sample"][0][0][2] == json::parse("[1.0, 1.0, 2.0, 0.0]"));
+  // M = [0.25, 0.75, 1, 0.5] (q1.k = [0, 1, 1, -1], q3.k = [2, 0, 2, 2]): top_index [2, 1, 3, 0]
+  CHECK(t["sparsity"][0][0] == json::parse("[0.25, 0.75, 1.0, 0.5]"));
+  CHECK(t["top_index"][0][0] == json::parse("[2, 1, 3, 0]"));
+  const double scale = 1.0 / std::sqrt(2.0);
+  const double q0k[4] = {1, 0, 1, 1}, q2k[4] = {1, 1, 2, 0};
+  for (std::size_t j = 0; j < 4; ++j) {
+    CHECK(at(t["scores_top"], {0, 0, 3, j}) / scale == Approx(q0k[j]).margin(1e-15));
+    CHECK(at(t["scores_top"], {0, 0, 0, j}) / scale == Approx(q2k[j]).margin(1e-15));
+  }
+}
+
+TEST_CASE("prob with u = L_Q equals full attention (no mask and causal)") {
+  for (const char* kind : {"none", "causal"}) {
+    INFO(kind);
+    json s = random_prob(11, 2, 7, 2, 3, 4);
+    s["factor"] = 10;  // U_part = u = 7
+    s["output_attention"] = true;
+    s["mask"] = {{"kind", kind}};
+    const json t = run(s);
+    REQUIRE(t["u"] == 7);
+    json f = s;
+    f["algorithm"] = "full";
+    for (const char* key : {"factor", "output_attention"}) f.erase(key);
+    const json full = run(f);
+    CHECK(max_rel_diff(t["context"], full["context"]) < 1e-12);
+    CHECK(max_rel_diff(t["attn"], full["weights"]) < 1e-12);
+    CHECK(t["cost"]["dot_products"] == 2 * 2 * (7 * 7 + 7 * 7));
+  }
+  // the same with a different L_K (no mask)
+  json s = random_prob(12, 1, 5, 3, 2, 2, 9);
+  s["factor"] = 10;
+  json f = s;
+  f["algorithm"] = "full";
+  f.erase("factor");
+  CHECK(max_rel_diff(run(s)["context"], run(f)["context"]) < 1e-12);
+}
+
+TEST_CASE("prob causal (ProbMask): no selected row attends to a later key; the rest keep the cumulative sum") {
+  json s = random_prob(21, 2, 10, 2, 3, 2);
+  s["factor"] = 1;
+  s["mask"] = {{"kind", "causal"}};
+  s["output_attention"] = true;
+  const json t = run(s);
+  REQUIRE(t["u"] == 3);
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t r = 0; r < 3; ++r) {
+        const auto i = t["top_index"][b][h][r].get<std::size_t>();
+        double sum = 0;
+        for (std::size_t j = 0; j < 10; ++j) {
+          CHECK(t["allowed_top"][b][h][r][j].get<bool>() == (j <= i));
+          if (j > i) CHECK(at(t["weights_top"], {b, h, r, j}) == 0.0);
+          if (j > i) CHECK(at(t["attn"], {b, h, i, j}) == 0.0);
+          sum += at(t["weights_top"], {b, h, r, j});
+        }
+        CHECK(sum == Approx(1.0).epsilon(1e-14));
+      }
+      // cumulative SUM of V for the rows not selected
+      double acc[2] = {0, 0};
+      for (std::size_t i = 0; i < 10; ++i) {
+        for (std::size_t d = 0; d < 2; ++d) {
+          acc[d] += at(s["v"], {b, i, h, d});
+          CHECK(at(t["initial_context"], {b, i, h, d}) == Approx(acc[d]).epsilon(1e-14));
+          if (!t["updated_rows"][b][h][i].get<bool>()) CHECK(at(t["context"], {b, i, h, d}) == at(t["initial_context"], {b, i, h, d}));
+        }
+      }
+    }
+}
+
+TEST_CASE("prob samples: drawn from the seed, row-major by below(L_K); same seed same index") {
+  json s = random_prob(31, 1, 9, 2, 2, 2);
+  s["factor"] = 1;  // U_part = 3
+  s["seed"] = 7;
+  const json a = run(s), b = run(s);
+  CHECK(a["sample_index"] == b["sample_index"]);
+  Rng rng(7, RngStream::samples);
+  for (std::size_t i = 0; i < 9; ++i)
+    for (std::size_t k = 0; k < 3; ++k) CHECK(a["sample_index"][i][k].get<std::uint64_t>() == rng.below(9));
+  s["seed"] = 8;
+  const json c = run(s);
+  CHECK(c["sample_index"] != a["sample_index"]);
+  const bool same_draw = draw_sample_index(7, 2, 9, 3, 9, false) == draw_sample_index(7, 2, 9, 3, 9, false);
+  CHECK(same_draw);
+  // q_k_sample uses exactly the drawn keys (unscaled)
+  for (std::size_t i = 0; i < 9; ++i)
+    for (std::size_t k = 0; k < 3; ++k) {
+      const auto j = a["sample_index"][i][k].get<std::size_t>();
+      CHECK(at(a["q_k_sample"], {0, 1, i, k}) == Approx(dot_json(s["q"][0][i][1], s["k"][0][j][1])).epsilon(1e-15));
+    }
+}
+
+TEST_CASE("prob squeeze bug: at H = 1, B > 1 every batch item updates the union of the top rows") {
+  json s = random_prob(41, 3, 8, 1, 2, 3);
+  s["factor"] = 1;  // u = 3 of 8
+  s["output_attention"] = true;
+  s["seed"] = 5;
+  const json t = run(s);
+  json f = s;
+  f["algorithm"] = "full";
+  for (const char* key : {"factor", "output_attention", "seed"}) f.erase(key);
+  const json full = run(f);
+  std::set<std::int64_t> all;
+  for (std::size_t b = 0; b < 3; ++b) {
+    const auto own = row_set(t["top_index"][b][0]);
+    all.insert(own.begin(), own.end());
+  }
+  REQUIRE(all.size() > 3);  // the batch items chose different rows
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t i = 0; i < 8; ++i) {
+      const bool in_union = all.count(static_cast<std::int64_t>(i)) > 0;
+      CHECK(t["updated_rows"][b][0][i].get<bool>() == in_union);
+      // each updated row is its own exact attention row; the others keep the mean of V
+      const json& expected = in_union ? full["context"][b][i] : t["initial_context"][b][i];
+      CHECK(max_rel_diff(t["context"][b][i], expected) < 1e-13);
+      if (in_union) CHECK(max_rel_diff(t["attn"][b][0][i], full["weights"][b][0][i]) < 1e-13);
+    }
+  REQUIRE(t["warnings"].size() == 1);
+  CHECK_THAT(t["warnings"][0].get<std::string>(), Contains("squeeze"));
+  CHECK(t["cost"]["dot_products"] == 3 * 8 * 3 + 3 * all.size() * 8);
+
+  // switched off: only each item's own top rows
+  s["squeeze_bug"] = false;
+  const json o = run(s);
+  CHECK(o["warnings"].empty());
+  for (std::size_t b = 0; b < 3; ++b) {
+    const auto own = row_set(o["top_index"][b][0]);
+    for (std::size_t i = 0; i < 8; ++i) {
+      const bool mine = own.count(static_cast<std::int64_t>(i)) > 0;
+      CHECK(o["updated_rows"][b][0][i].get<bool>() == mine);
+      const json& expected = mine ? full["context"][b][i] : o["initial_context"][b][i];
+      CHECK(max_rel_diff(o["context"][b][i], expected) < 1e-13);
+    }
+  }
+  CHECK(o["cost"]["dot_products"] == 3 * (8 * 3 + 3 * 8));
+
+  // with two heads there is no union
+  json h2 = random_prob(41, 3, 8, 2, 2, 3);
+  h2["factor"] = 1;
+  const json t2 = run(h2);
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t h = 0; h < 2; ++h) {
+      std::size_t n = 0;
+      for (const auto& x : t2["updated_rows"][b][h]) n += x.get<bool>();
+      CHECK(n == 3);
+    }
+}
+
+TEST_CASE("prob pitfall switches change exactly what they name") {
+  json s = random_prob(51, 2, 9, 2, 3, 2);
+  s["factor"] = 1;
+  s["mask"] = {{"kind", "causal"}};
+  s["seed"] = 3;
+  const json ref = run(s);
+
+  SECTION("causal_initial: mean gives the cumulative mean") {
+    s["causal_initial"] = "mean";
+    const json t = run(s);
+    for (std::size_t i = 0; i < 9; ++i)
+      for (std::size_t d = 0; d < 2; ++d) {
+        CHECK(at(t["initial_context"], {1, i, 0, d}) == Approx(at(ref["initial_context"], {1, i, 0, d}) / double(i + 1)).epsilon(1e-14));
+        if (t["updated_rows"][1][0][i].get<bool>()) CHECK(at(t["context"], {1, i, 0, d}) == at(ref["context"], {1, i, 0, d}));
+      }
+    CHECK(t["top_index"] == ref["top_index"]);
+    CHECK(max_rel_diff(t["context"], ref["context"]) > 0.1);
+  }
+  SECTION("sparsity_divisor: U_part gives max - mean of the samples") {
+    s["sparsity_divisor"] = "U_part";
+    const json t = run(s);
+    const auto U = t["U_part"].get<std::size_t>();
+    REQUIRE(U == 3);
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 9; ++i) {
+          const json& row = t["q_k_sample"][b][h][i];
+          double mx = -INFINITY, sum = 0;
+          for (const auto& x : row) mx = std::max(mx, x.get<double>()), sum += x.get<double>();
+          CHECK(at(t["sparsity"], {b, h, i}) == Approx(mx - sum / 3).margin(1e-14));
+          CHECK(at(ref["sparsity"], {b, h, i}) == Approx(mx - sum / 9).margin(1e-14));
+        }
+    CHECK(t["q_k_sample"] == ref["q_k_sample"]);
+  }
+  SECTION("sample_per_head: one sample_index per head, drawn head-major") {
+    s["sample_per_head"] = true;
+    const json t = run(s);
+    REQUIRE(t["shapes"]["sample_index"] == json::array({2, 9, 3}));
+    CHECK(t["sample_index"][0] == ref["sample_index"]);  // head 0 takes the first draws
+    CHECK(t["sample_index"][1] != t["sample_index"][0]);
+    for (std::size_t h = 0; h < 2; ++h)
+      for (std::size_t i = 0; i < 9; ++i)
+        for (std::size_t k = 0; k < 3; ++k) {
+          const auto j = t["sample_index"][h][i][k].get<std::size_t>();
+          CHECK(at(t["q_k_sample"], {1, h, i, k}) == Approx(dot_json(s["q"][1][i][h], s["k"][1][j][h])).epsilon(1e-15));
+        }
+  }
+}
+
+TEST_CASE("prob cost is real: L = 4096, factor 5 computes ~45x fewer dot products, no L x L matrix") {
+  const std::size_t L = 4096;
+  Rng rng(61, RngStream::data);
+  Tensor q = Tensor::from_shape({1, L, 1, 2}), k = Tensor::from_shape({1, L, 1, 2}), v = Tensor::from_shape({1, L, 1, 2});
+  for (Tensor* t : {&q, &k, &v})
+    for (std::size_t n = 0; n < t->size(); ++n) t->data()[n] = rng.normal();
+  ProbOptions options;
+  options.factor = 5;
+  options.seed = 1;
+  const Trace t = prob_attention(q, k, v, default_scale(2), Mask{}, options, TraceLevel::context);
+  REQUIRE(prob_sizes(5, L, L).U_part == 45);  // 5 * ceil(ln 4096 = 8.32)
+  CHECK(t.cost.dot_products == L * 45 + 45 * L);
+  CHECK(t.cost.dense_dot_products == L * L);
+  CHECK(double(t.cost.dense_dot_products) / double(t.cost.dot_products) >= 40.0);
+  REQUIRE(t.fields.size() == 1);  // context only
+  CHECK(t.fields[0].first == "context");
+  // through the scenario layer, flat tensors, trace "context"
+  json s = {{"algorithm", "prob"}, {"trace", "context"}, {"factor", 5}};
+  for (const char* name : {"q", "k", "v"}) {
+    const Tensor& x = std::string(name) == "q" ? q : std::string(name) == "k" ? k : v;
+    s[name] = {{"shape", json::array({1, L, 1, 2})}, {"data", std::vector<double>(x.data(), x.data() + x.size())}};
+  }
+  const json j = run(s);
+  CHECK(!j.contains("scores_top"));
+  CHECK(!j.contains("attn"));
+  CHECK(!j.contains("sparsity"));
+  CHECK(j["shapes"]["context"] == json::array({1, L, 1, 2}));
+  CHECK(j["cost"]["dot_products"] == 2 * 45 * L);
+}
+
+TEST_CASE("prob edge sizes: L = 1 warns as the reference would fail, never NaN") {
+  json s = random_prob(71, 1, 1, 1, 2, 2);
+  const json t = run(s);
+  CHECK(t["U_part"] == 1);
+  CHECK(t["u"] == 1);
+  CHECK(t["warnings"].size() == 2);
+  CHECK(max_rel_diff(t["context"], s["v"]) < 1e-15);  // one key: weight 1
+}
+
+TEST_CASE("prob bad inputs name the field") {
+  json s = find_preset("prob-toy")->scenario;
+  s["sample_index"][2][1] = 7;
+  CHECK(error_of(s) == "sample_index[2][1]: expected an integer from 0 to 3, got 7");
+  s = find_preset("prob-toy")->scenario;
+  s["sample_index"][0] = json::array({0, 1, 2});
+  CHECK(error_of(s) == "sample_index[0]: expected 2 integers (U_part = min(factor * ceil(ln L_K), L_K)), got 3");
+  s = find_preset("prob-toy")->scenario;
+  s["sample_per_head"] = true;  // now (H, L_Q, U_part)
+  CHECK(error_of(s) == "sample_index: expected 1 entry (H, with sample_per_head), got 4");
+  s = find_preset("prob-toy")->scenario;
+  s["factor"] = 0;
+  CHECK(error_of(s) == "factor: expected an integer from 1 to 65536, got 0");
+  s["factor"] = 1.5;
+  CHECK(error_of(s) == "factor: expected an integer, got 1.5");
+  s = find_preset("prob-toy")->scenario;
+  s["mask"] = {{"kind", "local"}};
+  CHECK(error_of(s) == "mask.kind: ProbAttention takes \"none\" or \"causal\" (ProbMask), got \"local\"");
+  s["mask"] = {{"kind", "valid_lens"}, {"valid_lens", json::array({2})}};
+  CHECK_THAT(error_of(s), StartsWith("mask.kind: ProbAttention takes"));
+  s = random_prob(81, 1, 3, 1, 2, 2, 5);
+  s["mask"] = {{"kind", "causal"}};
+  CHECK(error_of(s) == "mask: the causal mask of ProbAttention needs L_Q = L_K (its initial context is the "
+                       "cumulative sum of V), got L_Q = 3, L_K = 5");
+  s = find_preset("prob-toy")->scenario;
+  s["causal_initial"] = "median";
+  CHECK(error_of(s) == "causal_initial: expected one of \"sum\", \"mean\", got \"median\"");
+  s = find_preset("prob-toy")->scenario;
+  s["squeeze_bug"] = "yes";
+  CHECK(error_of(s) == "squeeze_bug: expected true or false, got a string");
+}
