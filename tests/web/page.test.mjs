@@ -1,0 +1,318 @@
+// The playground page in headless Chromium: dist/ served by scripts/serve.mjs (with its CSP),
+// the <attention-playground> element driven like a learner would, every number checked against
+// the WASM module run in node on the same scenario.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from '../../scripts/serve.mjs';
+import { load } from '../../wasm/attnplay.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = path.join(root, 'dist');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let server, base, context, page, wasm, userDir;
+const problems = []; // console errors, page errors, CSP violations
+
+function watch(p) {
+  p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
+  wasm = await load();
+  server = createServer(dist);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}/`;
+  userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
+  context = await chromium.launchPersistentContext(userDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
+  });
+  await context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
+  });
+  page = context.pages()[0] ?? await context.newPage();
+  watch(page);
+});
+
+after(async () => {
+  await context?.close();
+  server?.close();
+  if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
+});
+
+const el = () => page.locator('attention-playground').first();
+const cell = (field, index, host = el()) => host.locator(`[data-field="${field}"] td[data-index="${index}"]`);
+const input = (key, host = el()) => host.locator(`[data-key="${key}"]`);
+const slot = (name, host = el()) => host.locator(`[data-slot="${name}"]`);
+const value = async (locator) => Number(await locator.getAttribute('data-value'));
+
+/** A fresh load of the page (never a same-document hash change). */
+async function open(hash = '') {
+  await page.goto('about:blank');
+  await page.goto(base + hash);
+  const failure = await page.waitForFunction(() => {
+    const el = document.querySelector('attention-playground');
+    if (el?.trace != null) return 'ok';
+    return el?.shadowRoot?.querySelector('.app > .error')?.textContent || false;
+  });
+  const state = await failure.jsonValue();
+  assert.equal(state, 'ok', `the page could not start: ${state}`);
+}
+
+async function pickPreset(name) {
+  await input('preset').selectOption(name);
+  await page.waitForFunction((n) => location.hash === `#preset=${n}`, name);
+}
+
+/** Context (B, L_Q, H, D) as the page shows it, read from data-value of every cell. */
+async function pageContext(host = el()) {
+  return host.locator('[data-field="context"] td[data-index]').evaluateAll((tds) =>
+    tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+}
+
+function nested(t, index) {
+  return index.split(',').map(Number).reduce((a, i) => a[i], t);
+}
+
+test('softmax-toy: the seed\'s numbers, shown and exact', async () => {
+  await open();
+  await pickPreset('softmax-toy');
+  const c0 = cell('context', '0,0,0,0'), c1 = cell('context', '0,0,0,1');
+  assert.match(await c0.innerText(), /^7\.55/);
+  assert.match(await c1.innerText(), /^5\.79/);
+  assert.ok(Math.abs(await value(c0) - 7.552715289452022) < 1e-12);
+  assert.ok(Math.abs(await value(c1) - 5.794875152799757) < 1e-12);
+  assert.match(await cell('weights', '0,0,0,0').innerText(), /^0\.665/);
+  assert.equal(await cell('scores', '0,0,0,0').innerText(), '2');
+  assert.match(await el().locator('[data-field="description"]').innerText(), /7\.55/);
+  assert.equal(await el().locator('[data-field="cost.dot_products"]').innerText(), '3');
+});
+
+test('editing a cell of K recomputes on input, as the WASM module does in node', async () => {
+  await open('#preset=softmax-toy');
+  await page.evaluate(() => {
+    window.__traces = 0;
+    document.querySelector('attention-playground').addEventListener('trace', () => { window.__traces++; });
+  });
+  await input('k[0][1][0][0]').fill('3');
+  await page.waitForFunction(() => window.__traces > 0);
+  const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual(scenario.k, [[[[2]], [[3]], [[0]]]]);
+  const expected = wasm.run(scenario);
+  const shown = await pageContext();
+  assert.equal(shown.length, 2);
+  for (const [index, v] of shown) assert.ok(Math.abs(v - nested(expected.context, index)) <= 1e-12, `context[${index}]`);
+  // the element's trace property is the same trace
+  const trace = await page.evaluate(() => document.querySelector('attention-playground').trace);
+  assert.deepEqual(trace.weights, expected.weights);
+  // and the URL now holds the scenario
+  const hash = await page.evaluate(() => decodeURIComponent(location.hash));
+  assert.ok(hash.startsWith('#scenario='), hash);
+  assert.deepEqual(JSON.parse(hash.slice('#scenario='.length)), scenario);
+});
+
+test('a malformed value is named inline and the last good result stays', async () => {
+  await open('#preset=softmax-toy');
+  const before = await value(cell('context', '0,0,0,0'));
+  await input('k[0][2][0][0]').fill('1..2');
+  const err = slot('k');
+  await err.waitFor({ state: 'visible' });
+  assert.match(await err.innerText(), /k\[0\]\[2\]\[0\]\[0\]: expected a number, got "1\.\.2"/);
+  assert.equal(await input('k[0][2][0][0]').getAttribute('aria-invalid'), 'true');
+  assert.equal(await value(cell('context', '0,0,0,0')), before);
+  assert.match(await el().locator('[data-panel="results"]').getAttribute('class'), /stale/);
+  assert.ok(!(await el().locator('[data-panel="results"]').innerText()).includes('NaN'));
+  // fixing it clears the error and recomputes
+  await input('k[0][2][0][0]').fill('1');
+  await err.waitFor({ state: 'hidden' });
+  const expected = wasm.run({ ...(await page.evaluate(() => document.querySelector('attention-playground').scenario)) });
+  assert.ok(Math.abs(await value(cell('context', '0,0,0,0')) - expected.context[0][0][0][0]) <= 1e-12);
+});
+
+test('a wrong shape (scenario JSON) is named by the core beside K; invalid JSON beside the editor', async () => {
+  await open('#preset=softmax-toy');
+  const good = await value(cell('context', '0,0,0,0'));
+  await el().locator('[data-panel="json"] summary').click();
+  const area = input('json');
+  const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  scenario.k[0][1][0] = [1, 2];
+  await area.fill(JSON.stringify(scenario));
+  const err = slot('k');
+  await err.waitFor({ state: 'visible' });
+  assert.match(await err.innerText(), /^k\[0\]\[1\]\[0\]: expected 1 number \(E of q\), got 2/);
+  assert.equal(await value(cell('context', '0,0,0,0')), good);
+  await area.fill('{"algorithm": "full",');
+  const jsonErr = slot('json');
+  await jsonErr.waitFor({ state: 'visible' });
+  assert.match(await jsonErr.innerText(), /^scenario: invalid JSON/);
+  assert.equal(await value(cell('context', '0,0,0,0')), good);
+});
+
+test('masks: kinds, parameters and the explicit grid, each recomputed like the core', async () => {
+  await open('#preset=softmax-toy');
+  await input('dim.L_Q.plus').click();
+  await input('dim.L_Q.plus').click();
+  await input('mask.kind').selectOption('local');
+  await input('mask.window').fill('0');
+  let s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual(s.mask, { kind: 'local', window: 0 });
+  assert.equal(await cell('allowed', '0,0,1,0').innerText(), '·');
+  assert.equal(await cell('allowed', '0,0,1,1').innerText(), '✓');
+  assert.ok(await cell('scores', '0,0,1,0').evaluate((td) => td.classList.contains('masked')));
+  await input('mask.kind').selectOption('explicit');
+  await input('mask.allowed[2][0]').click();
+  s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s.mask.allowed[2][0], false);
+  const expected = wasm.run(s);
+  assert.equal(await value(cell('weights', '0,0,2,0')), 0);
+  for (const [index, v] of await pageContext()) assert.ok(Math.abs(v - nested(expected.context, index)) <= 1e-12);
+  await input('mask.fill.mode').selectOption('number');
+  s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s.mask.fill, -1e6);
+});
+
+test('several elements on one page are independent; setScenario and the trace event', async () => {
+  await open('#preset=softmax-toy');
+  await page.evaluate(() => {
+    const second = document.createElement('attention-playground');
+    second.id = 'second';
+    second.setAttribute('preset', 'd2l-masked-softmax-1d');
+    second.setAttribute('controls', 'mask');
+    document.querySelector('main').append(second);
+  });
+  await page.waitForFunction(() => document.getElementById('second').trace != null);
+  const second = page.locator('#second');
+  const secondBefore = await pageContext(second);
+  await input('k[0][0][0][0]').fill('5');
+  const hashBefore = await page.evaluate(() => location.hash);
+  assert.deepEqual(await pageContext(second), secondBefore);
+  assert.equal(await second.locator('[data-panel="tensors"]').count(), 0);
+  const detail = await page.evaluate(() => new Promise((resolve) => {
+    const s2 = document.getElementById('second');
+    s2.addEventListener('trace', (e) => resolve(e.detail), { once: true });
+    s2.setScenario({ algorithm: 'full', q: [[[[1]]]], k: [[[[2]], [[1]], [[0]]]], v: [[[[10, 0]], [[0, 20]], [[10, 10]]]] });
+  }));
+  assert.ok(Math.abs(detail.context[0][0][0][0] - 7.552715289452022) < 1e-12);
+  assert.ok(Math.abs(await value(cell('context', '0,0,0,0', second)) - 7.552715289452022) < 1e-12);
+  // only the sync-hash element writes the URL
+  assert.equal(await page.evaluate(() => location.hash), hashBefore);
+  assert.equal(await page.evaluate(() => document.getElementById('second').scenario.k[0][0][0][0]), 2);
+});
+
+test('the URL hash restores a scenario', async () => {
+  const scenario = { algorithm: 'full', q: [[[[1, 0]], [[0, 1]]]], k: [[[[1, 0]], [[0, 1]]]], v: [[[[1]], [[2]]]],
+    mask: { kind: 'causal' } };
+  await open('#scenario=' + encodeURIComponent(JSON.stringify(scenario)));
+  assert.deepEqual(await page.evaluate(() => document.querySelector('attention-playground').scenario), scenario);
+  const expected = wasm.run(scenario);
+  for (const [index, v] of await pageContext()) assert.ok(Math.abs(v - nested(expected.context, index)) <= 1e-12);
+  assert.equal(await input('mask.kind').inputValue(), 'causal');
+  // and a hash set later (back/forward, a pasted link) applies too
+  await page.evaluate(() => { location.hash = '#preset=d2l-masked-softmax-2d'; });
+  await page.waitForFunction(() => document.querySelector('attention-playground').scenario.mask?.kind === 'valid_lens');
+  assert.equal(await input('preset').inputValue(), 'd2l-masked-softmax-2d');
+});
+
+test('every control has an accessible name; the language switch works', async () => {
+  await open('#preset=softmax-toy');
+  const unnamed = await page.evaluate(() => {
+    const root = document.querySelector('attention-playground').shadowRoot;
+    return [...root.querySelectorAll('input, select, textarea, button')].filter((c) => {
+      if (c.getAttribute('aria-label') || (c.tagName === 'BUTTON' && c.textContent.trim())) return false;
+      if (c.id && root.querySelector(`label[for="${c.id}"]`)) return false;
+      return !c.closest('label');
+    }).map((c) => c.outerHTML.slice(0, 80));
+  });
+  assert.deepEqual(unnamed, []);
+  await input('lang').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'zh');
+  assert.match(await el().locator('[data-panel="results"] h2').innerText(), /结果/);
+  await input('lang').click();
+});
+
+test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider, resample, full comparison', async (t) => {
+  if (!wasm.presets().some((p) => p.name === 'prob-toy')) {
+    t.skip('the core has no prob-toy preset yet');
+    return;
+  }
+  await open('#preset=prob-toy');
+  const prob = el().locator('[data-panel="prob"]');
+  await prob.waitFor({ state: 'visible' });
+  const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  const expected = wasm.run(s0);
+  const L_Q = s0.q[0].length;
+  assert.equal(Number(await prob.locator('[data-field="U_part"]').innerText()), expected.U_part);
+  assert.equal(Number(await prob.locator('[data-field="u"]').innerText()), expected.u);
+  const rows = prob.locator('[data-field="sparsity"] li');
+  assert.equal(await rows.count(), L_Q);
+  const top = await prob.locator('[data-field="sparsity"] li.top').evaluateAll((li) => li.map((x) => Number(x.dataset.query)));
+  assert.deepEqual(top.sort(), [...expected.top_index[0][0]].sort());
+  for (let i = 0; i < L_Q; i++) {
+    assert.ok(Math.abs(Number(await rows.nth(i).getAttribute('data-value')) - expected.sparsity[0][0][i]) <= 1e-12);
+  }
+  // updated rows are marked apart from the lazy ones
+  const updated = await prob.locator('[data-field="context"] tr.updated').evaluateAll((trs) => trs.length);
+  assert.equal(updated, new Set(expected.top_index[0][0]).size);
+  assert.equal(await prob.locator('[data-field="context"] tr.lazy').count(), L_Q - updated);
+  // full attention comparison: every updated row agrees with full attention
+  const cmp = prob.locator('[data-field="compare"] tbody tr');
+  assert.equal(await cmp.count(), L_Q);
+  const full = wasm.run({ algorithm: 'full', q: s0.q, k: s0.k, v: s0.v, ...(s0.mask ? { mask: { kind: s0.mask.kind } } : {}), ...(s0.scale !== undefined ? { scale: s0.scale } : {}) });
+  for (let i = 0; i < L_Q; i++) {
+    const diff = Number(await cmp.nth(i).locator('td.diff').getAttribute('data-value'));
+    const mine = Math.max(...expected.context[0][i][0].map((x, j) => Math.abs(x - full.context[0][i][0][j])));
+    assert.ok(Math.abs(diff - mine) <= 1e-12, `row ${i}: ${diff} vs ${mine}`);
+  }
+  // the factor slider changes U_part and u live
+  const factor = Number(s0.factor ?? 5);
+  const next = factor + 1;
+  await input('factor').focus();
+  await page.keyboard.press('ArrowRight'); // the slider, by keyboard
+  const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s1.factor, next);
+  const e1 = wasm.run(s1);
+  assert.equal(Number(await prob.locator('[data-field="U_part"]').innerText()), e1.U_part);
+  assert.equal(Number(await prob.locator('[data-field="u"]').innerText()), e1.u);
+  assert.notDeepEqual([e1.U_part, e1.u], [expected.U_part, expected.u]);
+  assert.equal(await slot('prob').isVisible(), false);
+  // back to the preset's factor: its sample_index comes back
+  await input('factor').fill(String(factor));
+  const s2 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual(s2.sample_index, s0.sample_index);
+  // resample: drops sample_index, seed + 1
+  await input('resample').click();
+  const s3 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s3.sample_index, undefined);
+  assert.equal(s3.seed, Number(s0.seed ?? 0) + 1);
+  const e3 = wasm.run(s3);
+  const top3 = await prob.locator('[data-field="top_index"]').innerText();
+  assert.equal(top3, `[${e3.top_index[0][0].join(', ')}]`);
+  await page.screenshot({ path: path.join(os.tmpdir(), 'page-prob.png'), fullPage: true });
+});
+
+test('dist/attention-playground.html works alone from file://', async () => {
+  const file = path.join(dist, 'attention-playground.html');
+  assert.ok(fs.existsSync(file), 'dist/attention-playground.html is missing');
+  const html = fs.readFileSync(file, 'utf8');
+  assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+stylesheet/);
+  await page.goto('about:blank');
+  await page.goto('file://' + file + '#preset=softmax-toy');
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+  assert.ok(Math.abs(await value(cell('context', '0,0,0,0')) - 7.552715289452022) < 1e-12);
+});
+
+test('screenshot, and no console errors or CSP violations', async () => {
+  await open('#preset=softmax-toy');
+  await page.screenshot({ path: path.join(os.tmpdir(), 'page.png'), fullPage: true });
+  const csp = await page.evaluate(() => window.__csp);
+  assert.deepEqual(csp, []);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,57 @@
+// A tiny DOM builder. Text goes in through textContent only: no innerHTML anywhere.
+
+export type Child = Node | string | number | null | undefined | false | Child[];
+
+export interface Props {
+  class?: string;
+  text?: string;
+  on?: Partial<Record<string, (event: Event) => void>>;
+  dataset?: Record<string, string>;
+  attrs?: Record<string, string | number | boolean | null | undefined>;
+  [prop: string]: unknown;
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === undefined || value === null) continue;
+      if (key === 'class') el.className = String(value);
+      else if (key === 'text') el.textContent = String(value);
+      else if (key === 'on') {
+        for (const [type, fn] of Object.entries(value as Record<string, (e: Event) => void>)) {
+          if (fn) el.addEventListener(type, fn);
+        }
+      } else if (key === 'dataset') Object.assign(el.dataset, value);
+      else if (key === 'attrs') {
+        for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+          if (v === undefined || v === null || v === false) continue;
+          el.setAttribute(name, v === true ? '' : String(v));
+        }
+      } else (el as unknown as Record<string, unknown>)[key] = value;
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(parent, child);
+    else if (child instanceof Node) parent.appendChild(child);
+    else parent.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+export function clear(el: Node): void {
+  while (el.firstChild) el.removeChild(el.firstChild);
+}
+
+let uid = 0;
+/** A page-unique id (for label/for and aria-describedby inside one shadow root). */
+export function newId(prefix: string): string {
+  uid += 1;
+  return `${prefix}-${uid}`;
+}

@@ -1,0 +1,93 @@
+// Number formatting and small nested-array helpers shared by the views.
+
+/** A cell's text: never "NaN"; booleans as a check mark or a dot. */
+export function fmt(x: unknown, digits = 3): string {
+  if (typeof x === 'boolean') return x ? '✓' : '·';
+  if (typeof x !== 'number' || Number.isNaN(x)) return '—';
+  if (x === Infinity) return '∞';
+  if (x === -Infinity) return '-∞';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (Number.isInteger(x) && a < 1e5) return String(x);
+  if (a >= 1e5 || a < 1e-3) return x.toExponential(2).replace('e+', 'e');
+  return x.toFixed(digits);
+}
+
+/** Full precision, for the title tooltip and data-value. */
+export function exact(x: unknown): string {
+  if (typeof x === 'number') return Number.isNaN(x) ? '—' : String(x);
+  return String(x);
+}
+
+export type Nested = number | boolean | Nested[];
+
+export function shapeOf(value: unknown): number[] {
+  const shape: number[] = [];
+  let cur: unknown = value;
+  while (Array.isArray(cur)) {
+    shape.push(cur.length);
+    cur = cur[0];
+  }
+  return shape;
+}
+
+/** Element of a nested array at an index path, or undefined. */
+export function at(value: unknown, path: readonly number[]): unknown {
+  let cur: unknown = value;
+  for (const i of path) {
+    if (!Array.isArray(cur)) return undefined;
+    cur = cur[i];
+  }
+  return cur;
+}
+
+/** A 2-D slice [rows][cols] of a 4-D tensor with two fixed axes, e.g. (B,L,H,E) at b,h. */
+export function slice4(t: unknown, fixed: { axis0: number; axis2: number }): unknown[][] {
+  const rows = at(t, [fixed.axis0]);
+  if (!Array.isArray(rows)) return [];
+  return rows.map((r) => {
+    const cols = Array.isArray(r) ? r[fixed.axis2] : undefined;
+    return Array.isArray(cols) ? cols : [];
+  });
+}
+
+/** (B,H,R,C) at b,h -> [R][C]. */
+export function sliceBH(t: unknown, b: number, h: number): unknown[][] {
+  const m = at(t, [b, h]);
+  return Array.isArray(m) ? (m as unknown[][]) : [];
+}
+
+export function range(n: number): number[] {
+  return Array.from({ length: Math.max(0, n) }, (_, i) => i);
+}
+
+export function clone<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/** JSON with arrays of scalars on one line: readable for small tensors. */
+export function prettyJson(value: unknown, indent = ''): string {
+  const inner = indent + '  ';
+  if (Array.isArray(value)) {
+    if (value.every((x) => x === null || typeof x !== 'object')) return JSON.stringify(value);
+    if (value.length === 0) return '[]';
+    return '[\n' + value.map((x) => inner + prettyJson(x, inner)).join(',\n') + '\n' + indent + ']';
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return '{}';
+    const flat = entries.every(([, v]) => v === null || typeof v !== 'object');
+    if (flat) return '{' + entries.map(([k, v]) => JSON.stringify(k) + ': ' + JSON.stringify(v)).join(', ') + '}';
+    return '{\n' + entries.map(([k, v]) => inner + JSON.stringify(k) + ': ' + prettyJson(v, inner)).join(',\n') +
+      '\n' + indent + '}';
+  }
+  return JSON.stringify(value);
+}
+
+/** Parses what a user typed into a number cell; null when it is not a finite number. */
+export function parseNumber(text: string): number | null {
+  const t = text.trim().replace(/^[\u2212\u2013]/, '-');
+  if (t === '' || !/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return null;
+  const x = Number(t);
+  return Number.isFinite(x) ? x : null;
+}

@@ -1,0 +1,116 @@
+// User-interface strings in English and Chinese (the seeds' language).
+export type Lang = 'en' | 'zh';
+export interface Text { en: string; zh: string }
+
+const S = {
+  loading: { en: 'Loading the WASM core…', zh: '正在加载 WASM 核心…' },
+  loadFailed: { en: 'Could not load the WASM core', zh: '无法加载 WASM 核心' },
+  preset: { en: 'Preset', zh: '预设' },
+  custom: { en: '(custom)', zh: '（自定义）' },
+  modified: { en: 'modified', zh: '已修改' },
+  language: { en: 'Language', zh: '语言' },
+  inputs: { en: 'Inputs', zh: '输入' },
+  sizes: { en: 'Sizes', zh: '尺寸' },
+  dimHelp: {
+    en: 'B batch, H heads, L_Q queries, L_K keys, E query/key width, D value width',
+    zh: 'B 批量，H 头数，L_Q 查询数，L_K 键数，E 查询/键维度，D 值维度',
+  },
+  decrease: { en: 'decrease', zh: '减少' },
+  increase: { en: 'increase', zh: '增加' },
+  batch: { en: 'batch b', zh: '批次 b' },
+  head: { en: 'head h', zh: '头 h' },
+  showing: { en: 'Showing slice', zh: '显示切片' },
+  row: { en: 'row', zh: '行' },
+  col: { en: 'column', zh: '列' },
+  tooLargeEdit: { en: 'Too large to edit cell by cell: use the scenario JSON below.', zh: '太大，无法逐格编辑：请用下方的场景 JSON。' },
+  tooLargeDraw: { en: 'Too large to draw', zh: '太大，无法绘制' },
+  mask: { en: 'Mask', zh: '掩码' },
+  fillDefault: { en: 'default', zh: '默认' },
+  fillDefaultHelp: { en: '−1e6 for valid_lens (d2l), −∞ otherwise (PyTorch)', zh: 'valid_lens 用 −1e6（d2l），其余用 −∞（PyTorch）' },
+  fillNumber: { en: 'number', zh: '数值' },
+  perQuery: { en: 'one length per query (2-D)', zh: '每个查询一个长度（二维）' },
+  options: { en: 'Options', zh: '选项' },
+  scaleDefault: { en: 'default 1/√E', zh: '默认 1/√E' },
+  results: { en: 'Results', zh: '结果' },
+  stale: {
+    en: 'Fix the error shown in red beside its control: these are the last good results.',
+    zh: '请修正控件旁红色显示的错误：下面是上一次正确的结果。',
+  },
+  cost: { en: 'Cost', zh: '计算量' },
+  dotProducts: { en: 'q·k dot products', zh: 'q·k 点积' },
+  ofDense: { en: 'of dense', zh: '（稠密）' },
+  flops: { en: 'flops', zh: '浮点运算' },
+  warnings: { en: 'Warnings', zh: '警告' },
+  scores: { en: 'scores = scale · Q Kᵀ', zh: '分数 scores = scale · Q Kᵀ' },
+  scoresCaption: { en: 'before the mask; masked cells are hatched', zh: '掩码之前；被遮挡的格子带斜线' },
+  allowed: { en: 'allowed (mask)', zh: '允许（掩码）' },
+  allowedCaption: { en: '✓ key j may be attended by query i', zh: '✓ 表示查询 i 可以关注键 j' },
+  weights: { en: 'weights = softmax(masked scores)', zh: '权重 weights = softmax(掩码后的分数)' },
+  weightsCaption: { en: 'each row sums to 1 (or 0 with no allowed key)', zh: '每行之和为 1（没有允许的键时为 0）' },
+  context: { en: 'context = weights · V', zh: '上下文 context = weights · V' },
+  contextCaption: { en: 'one row per query', zh: '每个查询一行' },
+  attn: { en: 'attn (output_attention)', zh: 'attn（output_attention）' },
+  output: { en: 'output', zh: '输出' },
+  scenarioJson: { en: 'Scenario JSON', zh: '场景 JSON' },
+  scenarioJsonHelp: {
+    en: 'The whole scenario; edit it to try shapes and fields the controls do not offer.',
+    zh: '完整场景；可在此尝试控件之外的形状和字段。',
+  },
+  copyLink: { en: 'The URL of this page holds the scenario.', zh: '本页 URL 保存了当前场景。' },
+  // ProbAttention
+  probTitle: { en: 'ProbAttention, step by step', zh: 'ProbAttention 逐步演示' },
+  probIntro: {
+    en: 'Not every query gets full attention: sample a few keys per query, estimate which queries are "active" (sparsity M), compute exact attention only for the top u of them, and give every other query a lazy default context.',
+    zh: '不是每个 query 都完整地做 attention：先为每个查询抽样少量 key，估计哪些查询“最值得细算”（稀疏度 M），只对前 u 个做精确 attention，其余查询用默认上下文。',
+  },
+  resample: { en: 'Resample', zh: '重新抽样' },
+  resampleHelp: { en: 'drop sample_index and draw new samples from seed + 1', zh: '丢弃 sample_index，并用 seed + 1 重新抽样' },
+  samplesGiven: { en: 'sample_index is given by the scenario (the seed is not used for it)', zh: 'sample_index 由场景给定（不使用随机种子）' },
+  samplesDrawn: { en: 'sample_index drawn from the seed', zh: 'sample_index 由随机种子抽取' },
+  step1: { en: '1 · Sample U_part keys for each query (with replacement)', zh: '1 · 为每个查询抽样 U_part 个键（有放回）' },
+  step1Caption: { en: 'highlighted: key j was sampled for query i (×n: n times)', zh: '高亮：查询 i 抽到了键 j（×n 表示 n 次）' },
+  step2: { en: '2 · Scores with the sampled keys only: q_k_sample = q_i · k_j (unscaled)', zh: '2 · 只和抽到的键算分数：q_k_sample = q_i · k_j（未缩放）' },
+  step2Caption: { en: 'column s is the s-th sample; the small label names the key', zh: '第 s 列是第 s 个样本；小字是键的下标' },
+  step3: { en: '3 · Sparsity M = max − sum / L_K; keep the top u queries', zh: '3 · 稀疏度 M = max − sum / L_K；保留前 u 个查询' },
+  step3Divisor: { en: '3 · Sparsity M = max − sum / U_part; keep the top u queries', zh: '3 · 稀疏度 M = max − sum / U_part；保留前 u 个查询' },
+  top: { en: 'top', zh: '入选' },
+  step4: { en: '4 · Exact attention for the top queries only', zh: '4 · 只对入选查询做精确 attention' },
+  scoresTop: { en: 'scores_top = scale · q_top · Kᵀ', zh: 'scores_top = scale · q_top · Kᵀ' },
+  scoresTopCaption: { en: 'before ProbMask; masked cells hatched', zh: 'ProbMask 之前；被遮挡的格子带斜线' },
+  weightsTop: { en: 'weights_top = softmax(scores_top)', zh: 'weights_top = softmax(scores_top)' },
+  step5: { en: '5 · Initial (lazy) context, then the top rows replaced', zh: '5 · 初始（默认）上下文，再替换入选的行' },
+  initialContext: { en: 'initial_context', zh: '初始上下文 initial_context' },
+  initialMean: { en: 'mean of V for every query', zh: '每个查询都取 V 的平均' },
+  initialSum: { en: 'cumulative sum of V (the reference, causal)', zh: 'V 的累加和（参考实现，因果）' },
+  initialCausalMean: { en: 'cumulative mean of V (causal)', zh: 'V 的累积平均（因果）' },
+  finalContext: { en: 'context (updated rows marked ★)', zh: '最终上下文（★ 为被更新的行）' },
+  updated: { en: 'updated', zh: '已更新' },
+  lazy: { en: 'lazy', zh: '默认' },
+  compare: { en: 'Compared with full attention on the same q, k, v and mask', zh: '与相同 q、k、v、掩码下的完整 attention 对比' },
+  query: { en: 'query', zh: '查询' },
+  probRow: { en: 'ProbAttention', zh: 'ProbAttention' },
+  fullRow: { en: 'full attention', zh: '完整 attention' },
+  maxDiff: { en: 'max |Δ|', zh: '最大 |Δ|' },
+  same: { en: 'same', zh: '相同' },
+  differs: { en: 'differs', zh: '不同' },
+  fullFailed: { en: 'full attention could not run', zh: '完整 attention 无法运行' },
+  probMissing: {
+    en: 'This trace has no ProbAttention fields (the core may not implement prob yet).',
+    zh: '此追踪没有 ProbAttention 字段（核心可能尚未实现 prob）。',
+  },
+  squeezeUnion: {
+    en: 'updated although not in this item\'s top_index: the reference\'s .squeeze() at H = 1 makes every batch item update the union of all items\' top rows',
+    zh: '虽不在本批次的 top_index 中也被更新：参考实现在 H = 1 时的 .squeeze() 让每个批次都更新所有批次入选行的并集',
+  },
+  slider: { en: 'factor', zh: '因子' },
+} satisfies Record<string, Text>;
+
+export type Key = keyof typeof S;
+
+export function t(lang: Lang, key: Key): string {
+  return S[key][lang];
+}
+
+export function tx(lang: Lang, text: Text | undefined): string {
+  return text ? text[lang] : '';
+}

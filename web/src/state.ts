@@ -1,0 +1,287 @@
+// The scenario's properties, declared once. Controls are generated from this table, the
+// scenario is normalised with it (a property that does not apply to the current algorithm or
+// mask kind is put aside and comes back when it applies again), and later the URL will be
+// written from it.
+//
+// The scenario object itself (SPEC §2) is the state: the table describes how to read, edit and
+// clean it, so fields it does not know (a multihead preset's weights, say) pass through intact.
+import { clone, shapeOf } from './format';
+import type { Scenario } from './compute';
+import type { Text } from './i18n';
+
+export const ALGORITHMS = ['full', 'prob', 'additive', 'linear', 'performer', 'linformer', 'lsh', 'pooling',
+  'multihead', 'nadaraya_watson', 'positional_encoding'] as const;
+/** Algorithms whose inputs are q, k, v in the (B, L, H, E) layout. */
+export const QKV_ALGORITHMS = new Set(['full', 'prob', 'additive', 'linear', 'performer', 'linformer', 'lsh', 'pooling']);
+const MASKED_ALGORITHMS = new Set(['full', 'prob', 'additive', 'linear', 'pooling', 'multihead']);
+export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
+
+export type Kind = 'enum' | 'int' | 'number' | 'bool' | 'fill' | 'scale' | 'tensor' | 'lens' | 'allowed' | 'index';
+export type Panel = 'algorithm' | 'tensors' | 'mask' | 'prob' | 'options';
+
+export interface Prop {
+  /** Dotted path in the scenario. */
+  key: string;
+  kind: Kind;
+  panel: Panel;
+  label: Text;
+  help?: Text;
+  options?: (s: Scenario) => readonly string[];
+  min?: number;
+  max?: number;
+  step?: number;
+  /** 'range' draws a slider for an int. */
+  control?: 'range';
+  applies: (s: Scenario) => boolean;
+  /** Absent means the core's default; `initial` fills it when it starts to apply. */
+  optional?: boolean;
+  /** The core's default, shown when the property is absent. */
+  default?: unknown;
+  initial?: (s: Scenario) => unknown;
+}
+
+const alg = (s: Scenario) => String(s.algorithm ?? '');
+const maskKind = (s: Scenario) => String((s.mask as Scenario | undefined)?.kind ?? 'none');
+const isAlg = (...names: string[]) => (s: Scenario) => names.includes(alg(s));
+const hasMask = (s: Scenario) => MASKED_ALGORITHMS.has(alg(s));
+const maskIs = (...kinds: string[]) => (s: Scenario) => hasMask(s) && kinds.includes(maskKind(s));
+/** ProbAttention's fields: the prob algorithm, or multihead with inner "prob". */
+export const isProb = (s: Scenario) => alg(s) === 'prob' || (alg(s) === 'multihead' && s.inner === 'prob');
+
+export const PROPS: readonly Prop[] = [
+  { key: 'algorithm', kind: 'enum', panel: 'algorithm', label: { en: 'Algorithm', zh: '算法' },
+    options: () => ALGORITHMS, applies: () => true, initial: () => 'full' },
+  { key: 'q', kind: 'tensor', panel: 'tensors', label: { en: 'Q (queries)', zh: 'Q（查询）' },
+    applies: (s) => QKV_ALGORITHMS.has(alg(s)), initial: () => [[[[1, 0]], [[0, 1]]]] },
+  { key: 'k', kind: 'tensor', panel: 'tensors', label: { en: 'K (keys)', zh: 'K（键）' },
+    applies: (s) => QKV_ALGORITHMS.has(alg(s)), initial: () => [[[[1, 0]], [[0, 1]], [[1, 1]]]] },
+  { key: 'v', kind: 'tensor', panel: 'tensors', label: { en: 'V (values)', zh: 'V（值）' },
+    applies: (s) => QKV_ALGORITHMS.has(alg(s)), initial: () => [[[[10, 0]], [[0, 10]], [[5, 5]]]] },
+
+  { key: 'mask.kind', kind: 'enum', panel: 'mask', label: { en: 'kind', zh: '类型' },
+    options: (s) => (isProb(s) || alg(s) === 'linear' ? ['none', 'causal'] : MASK_KINDS),
+    applies: hasMask, optional: true, default: 'none' },
+  { key: 'mask.window', kind: 'int', panel: 'mask', label: { en: 'window w', zh: '窗口 w' }, min: 0, max: 64,
+    help: { en: 'allowed iff |i−j| ≤ w', zh: '当 |i−j| ≤ w 时允许' },
+    applies: maskIs('local', 'strided'), initial: () => 1 },
+  { key: 'mask.dilation', kind: 'int', panel: 'mask', label: { en: 'dilation k', zh: '膨胀 k' }, min: 1, max: 64,
+    help: { en: 'allowed iff |i−j| mod k = 0', zh: '当 |i−j| mod k = 0 时允许' },
+    applies: maskIs('atrous'), initial: () => 2 },
+  { key: 'mask.stride', kind: 'int', panel: 'mask', label: { en: 'stride s', zh: '步长 s' }, min: 1, max: 64,
+    help: { en: 'also allowed iff |i−j| mod s = 0', zh: '|i−j| mod s = 0 时也允许' },
+    applies: maskIs('strided'), initial: () => 2 },
+  { key: 'mask.causal', kind: 'bool', panel: 'mask', label: { en: 'also causal (j ≤ i)', zh: '同时因果（j ≤ i）' },
+    applies: maskIs('local', 'atrous', 'strided'), optional: true, default: false },
+  { key: 'mask.valid_lens', kind: 'lens', panel: 'mask', label: { en: 'valid_lens', zh: 'valid_lens（有效长度）' },
+    help: { en: 'key j allowed iff j < valid_len', zh: '当 j < valid_len 时允许键 j' },
+    applies: maskIs('valid_lens'), initial: (s) => Array(dims(s).B).fill(dims(s).L_K) },
+  { key: 'mask.allowed', kind: 'allowed', panel: 'mask', label: { en: 'allowed (click to toggle)', zh: '允许（点击切换）' },
+    applies: maskIs('explicit'),
+    initial: (s) => Array.from({ length: dims(s).L_Q }, () => Array(dims(s).L_K).fill(true)) },
+  { key: 'mask.fill', kind: 'fill', panel: 'mask', label: { en: 'fill', zh: '填充值' },
+    help: { en: 'written into masked scores before softmax', zh: 'softmax 前写入被遮挡的分数' },
+    applies: (s) => hasMask(s) && maskKind(s) !== 'none', optional: true },
+
+  { key: 'factor', kind: 'int', panel: 'prob', label: { en: 'factor c', zh: '因子 c' }, min: 1, max: 10,
+    control: 'range', applies: isProb, optional: true, default: 5,
+    help: { en: 'U_part = min(c·⌈ln L_K⌉, L_K), u = min(c·⌈ln L_Q⌉, L_Q)', zh: 'U_part = min(c·⌈ln L_K⌉, L_K)，u = min(c·⌈ln L_Q⌉, L_Q)' } },
+  { key: 'seed', kind: 'int', panel: 'options', label: { en: 'seed', zh: '随机种子' }, min: 0,
+    applies: () => true, optional: true, default: 0 },
+  { key: 'sample_index', kind: 'index', panel: 'prob', label: { en: 'sample_index', zh: 'sample_index（抽样下标）' },
+    applies: isProb, optional: true },
+  { key: 'output_attention', kind: 'bool', panel: 'prob', label: { en: 'output_attention (attn)', zh: 'output_attention（输出 attn）' },
+    applies: isProb, optional: true, default: false },
+  { key: 'causal_initial', kind: 'enum', panel: 'prob', label: { en: 'causal initial context', zh: '因果初始上下文' },
+    options: () => ['sum', 'mean'], applies: (s) => isProb(s) && maskKind(s) === 'causal', optional: true, default: 'sum',
+    help: { en: 'the reference uses the cumulative sum', zh: '参考实现用累加和 cumsum' } },
+  { key: 'sparsity_divisor', kind: 'enum', panel: 'prob', label: { en: 'M divides the sum by', zh: 'M 的求和除以' },
+    options: () => ['L_K', 'U_part'], applies: isProb, optional: true, default: 'L_K' },
+  { key: 'sample_per_head', kind: 'bool', panel: 'prob', label: { en: 'samples per head', zh: '每个头单独抽样' },
+    applies: isProb, optional: true, default: false },
+  { key: 'squeeze_bug', kind: 'bool', panel: 'prob', label: { en: 'reference .squeeze() at H = 1', zh: '复现参考实现 H = 1 时的 .squeeze()' },
+    applies: isProb, optional: true, default: true },
+
+  { key: 'scale', kind: 'scale', panel: 'options', label: { en: 'scale', zh: '缩放 scale' },
+    applies: isAlg('full', 'prob', 'linformer', 'lsh', 'pooling'), optional: true },
+  { key: 'hidden', kind: 'int', panel: 'options', label: { en: 'hidden h', zh: '隐藏维 h' }, min: 1, max: 64,
+    applies: (s) => alg(s) === 'additive' && s.weights === undefined, initial: () => 4 },
+  { key: 'feature_map', kind: 'enum', panel: 'options', label: { en: 'feature map', zh: '特征映射' },
+    options: () => ['elu1', 'relu', 'softmax_qk', 'cosine1'], applies: isAlg('linear'), initial: () => 'elu1' },
+  { key: 'num_features', kind: 'int', panel: 'options', label: { en: 'features m', zh: '特征数 m' }, min: 1, max: 256,
+    applies: isAlg('performer'), initial: () => 8 },
+  { key: 'orthogonal', kind: 'bool', panel: 'options', label: { en: 'orthogonal', zh: '正交' },
+    applies: (s) => alg(s) === 'performer' && s.projection === undefined, optional: true, default: false },
+  { key: 'proj_len', kind: 'int', panel: 'options', label: { en: 'projected length k', zh: '投影长度 k' }, min: 1, max: 256,
+    applies: isAlg('linformer'), initial: () => 2 },
+  { key: 'n_buckets', kind: 'int', panel: 'options', label: { en: 'buckets', zh: '桶数' }, min: 2, max: 64, step: 2,
+    applies: isAlg('lsh'), initial: () => 2 },
+  { key: 'n_hashes', kind: 'int', panel: 'options', label: { en: 'hash rounds', zh: '哈希轮数' }, min: 1, max: 16,
+    applies: isAlg('lsh'), initial: () => 1 },
+  { key: 'pool', kind: 'enum', panel: 'options', label: { en: 'pool', zh: '池化' }, options: () => ['avg', 'max'],
+    applies: isAlg('pooling'), initial: () => 'avg' },
+  { key: 'kernel', kind: 'int', panel: 'options', label: { en: 'kernel', zh: '核大小' }, min: 1, max: 64,
+    applies: isAlg('pooling'), initial: () => 2 },
+  { key: 'stride', kind: 'int', panel: 'options', label: { en: 'stride', zh: '步长' }, min: 1, max: 64,
+    applies: isAlg('pooling'), initial: () => 2 },
+  { key: 'trace', kind: 'enum', panel: 'options', label: { en: 'trace', zh: '追踪' }, options: () => ['full', 'context'],
+    applies: () => true, optional: true, default: 'full' },
+  { key: 'dtype', kind: 'enum', panel: 'options', label: { en: 'dtype', zh: '数据类型' }, options: () => ['float64', 'float32'],
+    applies: () => true, optional: true, default: 'float64' },
+];
+
+export const PROP = Object.fromEntries(PROPS.map((p) => [p.key, p])) as Record<string, Prop>;
+
+export function get(s: Scenario, key: string): unknown {
+  let cur: unknown = s;
+  for (const part of key.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Scenario)[part];
+  }
+  return cur;
+}
+
+/** Value shown for a property: its value, else the core's default. */
+export function shown(s: Scenario, prop: Prop): unknown {
+  const v = get(s, prop.key);
+  return v === undefined ? prop.default : v;
+}
+
+/** Sets (or, with undefined, removes) a dotted key in place. */
+export function set(s: Scenario, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let cur = s;
+  for (const part of parts.slice(0, -1)) {
+    if (cur[part] === null || typeof cur[part] !== 'object' || Array.isArray(cur[part])) {
+      if (value === undefined) return;
+      cur[part] = {};
+    }
+    cur = cur[part] as Scenario;
+  }
+  const last = parts[parts.length - 1];
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+  if (value === undefined && parts.length > 1 && Object.keys(cur).length === 0) set(s, parts.slice(0, -1).join('.'), undefined);
+}
+
+/** Values put aside by normalise(), by key, to restore when they apply again. */
+export type Stash = Record<string, unknown>;
+
+/**
+ * After an edit from `prev` to `s`: the properties that stopped applying (or whose value is no
+ * longer one of the options) go into the stash; those that started applying come back from the
+ * stash, else get their initial value. Without `prev` (a scenario loaded whole) nothing changes:
+ * what the author wrote is what runs, and the core names what is wrong. Mutates s.
+ */
+export function normalise(s: Scenario, stash: Stash, prev?: Scenario): Scenario {
+  if (!prev) return s;
+  for (let pass = 0; pass < 4; pass++) {
+    let changed = false;
+    for (const prop of PROPS) {
+      const value = get(s, prop.key);
+      const applies = prop.applies(s);
+      const applied = prop.applies(prev);
+      if (!applies && applied && value !== undefined) {
+        stash[prop.key] = value;
+        set(s, prop.key, undefined);
+        changed = true;
+      } else if (applies && prop.kind === 'enum' && value !== undefined && prop.options &&
+                 !prop.options(s).includes(String(value)) && prop.options(prev).includes(String(value))) {
+        stash[prop.key] = value;
+        set(s, prop.key, prop.optional ? undefined : prop.initial?.(s));
+        changed = true;
+      } else if (applies && !applied && value === undefined) {
+        const kept = stash[prop.key];
+        if (kept !== undefined && fits(s, prop, kept)) {
+          set(s, prop.key, kept);
+          delete stash[prop.key];
+          changed = true;
+        } else if (!prop.optional && prop.initial) {
+          set(s, prop.key, prop.initial(s));
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  return s;
+}
+
+/** Whether a stashed value still fits the scenario's shapes. */
+function fits(s: Scenario, prop: Prop, value: unknown): boolean {
+  const d = dims(s);
+  if (prop.kind === 'allowed') {
+    const sh = shapeOf(value);
+    return sh[0] === d.L_Q && sh[1] === d.L_K;
+  }
+  if (prop.kind === 'lens') return shapeOf(value)[0] === d.B;
+  if (prop.kind === 'index') return false; // sample_index is managed by the prob view
+  if (prop.kind === 'enum' && prop.options) return prop.options(s).includes(String(value));
+  return true;
+}
+
+export interface Dims { B: number; H: number; L_Q: number; L_K: number; E: number; E_k: number; D: number }
+export type DimName = keyof Dims;
+/** The sizes the page lets you change: additive attention has its own key width. */
+export function dimNames(s: Scenario): DimName[] {
+  return s.algorithm === 'additive' ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
+}
+
+/** The sizes of q, k, v (each at least 1, for editing). */
+export function dims(s: Scenario): Dims {
+  const q = shapeOf(s.q), k = shapeOf(s.k), v = shapeOf(s.v);
+  const or1 = (x: number | undefined) => (x && x > 0 ? x : 1);
+  return { B: or1(q[0]), L_Q: or1(q[1]), H: or1(q[2]), E: or1(q[3]), E_k: or1(k[3]), L_K: or1(k[1] ?? v[1]), D: or1(v[3]) };
+}
+
+function resizeArray(a: unknown, n: number, make: (i: number) => unknown): unknown[] {
+  const arr = Array.isArray(a) ? a.slice(0, n) : [];
+  for (let i = arr.length; i < n; i++) arr.push(make(i));
+  return arr;
+}
+
+/** Resizes axis `axis` of a nested tensor to n; new entries copy the shape of entry 0, filled with `fill`. */
+export function resizeAxis(t: unknown, axis: number, n: number, fill: number | boolean = 0): unknown {
+  if (!Array.isArray(t)) return t;
+  if (axis > 0) return t.map((x) => resizeAxis(x, axis - 1, n, fill));
+  const zeroLike = (x: unknown): unknown => (Array.isArray(x) ? x.map(zeroLike) : fill);
+  return resizeArray(t, n, () => zeroLike(clone(t[0])));
+}
+
+/**
+ * Changes one dimension of q/k/v consistently (and the mask fields that depend on it).
+ * Returns a new scenario; sample_index is dropped when L changes (it is drawn again).
+ */
+export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
+  const s = clone(s0);
+  const d = dims(s);
+  if (n < 1 || n === d[dim]) return s;
+  const axes: Record<DimName, [string, number][]> = {
+    B: [['q', 0], ['k', 0], ['v', 0]],
+    H: [['q', 2], ['k', 2], ['v', 2]],
+    L_Q: [['q', 1]],
+    L_K: [['k', 1], ['v', 1]],
+    E: s.algorithm === 'additive' ? [['q', 3]] : [['q', 3], ['k', 3]],
+    E_k: [['k', 3]],
+    D: [['v', 3]],
+  };
+  for (const [name, axis] of axes[dim]) if (s[name] !== undefined) s[name] = resizeAxis(s[name], axis, n);
+  const allowed = get(s, 'mask.allowed');
+  if (dim === 'L_Q' && allowed) set(s, 'mask.allowed', resizeAxis(allowed, 0, n, true));
+  if (dim === 'L_K' && allowed) set(s, 'mask.allowed', resizeAxis(allowed, 1, n, true));
+  const lens = get(s, 'mask.valid_lens');
+  if (Array.isArray(lens)) {
+    const twoD = Array.isArray(lens[0]);
+    if (dim === 'B') set(s, 'mask.valid_lens', resizeArray(lens, n, () => (twoD ? Array(d.L_Q).fill(d.L_K) : d.L_K)));
+    if (dim === 'L_Q' && twoD) set(s, 'mask.valid_lens', lens.map((row: unknown) => resizeArray(row, n, () => d.L_K)));
+  }
+  if ((dim === 'L_Q' || dim === 'L_K' || dim === 'H') && s.sample_index !== undefined) delete s.sample_index;
+  return s;
+}
+
+/** Sets one number of a nested tensor (copy on write along the path). */
+export function setIn(t: unknown, path: readonly number[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const arr = Array.isArray(t) ? t.slice() : [];
+  arr[path[0]] = setIn(arr[path[0]], path.slice(1), value);
+  return arr;
+}

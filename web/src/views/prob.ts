@@ -1,0 +1,176 @@
+// ProbAttention, step by step, for one (b, h) slice of a prob trace (docs/semantics.md fields),
+// and the comparison with full attention on the same q, k, v and mask. DOM only.
+import { h } from '../dom';
+import { at, exact, fmt, range, sliceBH } from '../format';
+import type { Outcome, Trace } from '../compute';
+import { t, type Lang } from '../i18n';
+import { heatmap } from './heatmap';
+import { contextMap } from './results';
+
+export interface ProbViewOptions {
+  trace: Trace;
+  full: Outcome | null;
+  b: number;
+  h: number;
+  lang: Lang;
+  factor: number;
+  causal: boolean;
+  causalInitial: string;
+  divisor: string;
+  squeezeBug: boolean;
+}
+
+const num = (x: unknown) => (typeof x === 'number' ? x : NaN);
+const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
+
+function step(title: string, ...body: (Node | null)[]): HTMLElement {
+  return h('section', { class: 'step' }, h('h4', { text: title }), ...body);
+}
+
+/** Rows of (b, h) that got exact attention: the trace's updated_rows; else its top_index, or
+ * with the .squeeze() bug at H = 1 and B > 1 the union over the batch. */
+export function updatedRows(trace: Trace, b: number, hh: number, squeezeBug: boolean): Set<number> {
+  const rows = new Set<number>();
+  const flags = at(trace.updated_rows, [b, hh]);
+  if (Array.isArray(flags)) {
+    flags.forEach((f, i) => { if (f === true) rows.add(i); });
+    return rows;
+  }
+  const top = trace.top_index as number[][][] | undefined;
+  if (!Array.isArray(top)) return rows;
+  const B = top.length, H = top[0]?.length ?? 0;
+  const batches = squeezeBug && H === 1 && B > 1 ? range(B) : [b];
+  for (const bb of batches) for (const i of (top[bb]?.[hh] ?? [])) rows.add(i);
+  return rows;
+}
+
+export function probView(o: ProbViewOptions): HTMLElement {
+  const { trace, b, lang } = o;
+  const hh = o.h;
+  const root = h('div', { class: 'prob-steps' });
+  if (trace.sparsity === undefined || trace.top_index === undefined) {
+    root.append(h('p', { class: 'note', text: t(lang, 'probMissing') }));
+    return root;
+  }
+  const U = num(trace.U_part), u = num(trace.u);
+  const L_Q = trace.shapes.context?.[1] ?? sliceBH(trace.sparsity, 0, 0).length;
+  const L_K = trace.shapes.scores_top?.[3] ?? trace.shapes.k?.[1] ?? 0;
+  const c = o.factor;
+  const lnK = Math.ceil(Math.log(L_K)), lnQ = Math.ceil(Math.log(L_Q));
+
+  root.append(h('p', { class: 'sizes' },
+    'U_part = min(c·⌈ln L_K⌉, L_K) = ', `min(${c}·${lnK}, ${L_K}) = `,
+    h('strong', { dataset: { field: 'U_part' }, text: exact(U) }),
+    ' · u = min(c·⌈ln L_Q⌉, L_Q) = ', `min(${c}·${lnQ}, ${L_Q}) = `,
+    h('strong', { dataset: { field: 'u' }, text: exact(u) })));
+
+  // 1. sampled keys
+  const si = trace.sample_index as unknown;
+  const perHead = Array.isArray(at(si, [0, 0])) ;
+  const samples = ((perHead ? at(si, [hh]) : si) as number[][] | undefined) ?? [];
+  const counts = range(L_Q).map((i) => range(L_K).map((j) => (samples[i] ?? []).filter((x) => x === j).length));
+  root.append(step(t(lang, 'step1'), heatmap({
+    title: 'sample_index', caption: t(lang, 'step1Caption'), field: 'samples', values: counts, color: 'count',
+    rowLabels: labels('q', L_Q), colLabels: labels('k', L_K),
+    cellText: (_i, _j, v) => (v ? `×${v}` : '·'), cellClass: (i, j) => (counts[i][j] ? 'sampled' : undefined),
+    indexOf: (i, j) => `${i},${j}`,
+  }), h('p', { class: 'mono small' }, samples.map((row, i) => `q${i} → [${row.join(', ')}]`).join('   '))));
+
+  // 2. sampled scores
+  const qks = sliceBH(trace.q_k_sample, b, hh);
+  root.append(step(t(lang, 'step2'), heatmap({
+    title: 'q_k_sample', caption: t(lang, 'step2Caption'), field: 'q_k_sample', values: qks, color: 'diverging',
+    rowLabels: labels('q', qks.length), colLabels: labels('s', qks[0]?.length ?? 0),
+    cellNote: (i, s) => (samples[i]?.[s] !== undefined ? `k${samples[i][s]}` : undefined),
+    indexOf: (i, j) => `${b},${hh},${i},${j}`,
+  })));
+
+  // 3. sparsity and top-u
+  const M = (at(trace.sparsity, [b, hh]) as number[] | undefined) ?? [];
+  const top = (at(trace.top_index, [b, hh]) as number[] | undefined) ?? [];
+  const maxAbs = Math.max(1e-12, ...M.map((x) => Math.abs(num(x))).filter(Number.isFinite));
+  const divisor = o.divisor === 'U_part' ? U : L_K;
+  const list = h('ol', { class: 'sparsity', dataset: { field: 'sparsity' } });
+  M.forEach((m, i) => {
+    const rank = top.indexOf(i);
+    const row = qks[i] as number[] | undefined ?? [];
+    const mx = row.length ? Math.max(...row) : NaN;
+    const sum = row.reduce((a, x) => a + x, 0);
+    const bar = h('span', { class: 'mbar' + (m < 0 ? ' neg' : '') });
+    bar.style.width = `${(100 * Math.abs(num(m))) / maxAbs}%`;
+    list.append(h('li', { class: rank >= 0 ? 'top' : 'rest', dataset: { query: String(i), value: exact(m) } },
+      h('span', { class: 'q', text: `q${i}` }),
+      h('span', { class: 'track' }, bar),
+      h('span', { class: 'm', text: fmt(m) }),
+      h('span', { class: 'calc', text: `= ${fmt(mx)} − ${fmt(sum)}/${divisor}` }),
+      rank >= 0 ? h('span', { class: 'badge', text: `${t(lang, 'top')} ${rank + 1}` }) : null));
+  });
+  root.append(step(o.divisor === 'U_part' ? t(lang, 'step3Divisor') : t(lang, 'step3'), list,
+    h('p', { class: 'mono small' }, 'top_index = ', h('span', { dataset: { field: 'top_index' }, text: `[${top.join(', ')}]` }))));
+
+  // 4. exact attention of the top queries
+  const allowedTop = at(trace.allowed_top, [b, hh]);
+  const maskedTop = (r: number, j: number) => (Array.isArray(allowedTop) ? at(allowedTop, [r, j]) === false
+    : o.causal && j > (top[r] ?? Infinity));
+  const st = sliceBH(trace.scores_top, b, hh), wt = sliceBH(trace.weights_top, b, hh);
+  const topLabels = top.map((i) => `q${i}`);
+  root.append(step(t(lang, 'step4'), h('div', { class: 'maps' },
+    heatmap({ title: t(lang, 'scoresTop'), caption: t(lang, 'scoresTopCaption'), field: 'scores_top', values: st,
+      color: 'diverging', rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
+      indexOf: (i, j) => `${b},${hh},${i},${j}` }),
+    heatmap({ title: t(lang, 'weightsTop'), field: 'weights_top', values: wt, color: 'weights',
+      rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
+      indexOf: (i, j) => `${b},${hh},${i},${j}` }))));
+
+  // 5. initial vs final context
+  const upd = updatedRows(trace, b, hh, o.squeezeBug);
+  const rowClass = (i: number) => (upd.has(i) ? 'updated' : 'lazy');
+  const rowLabels = range(L_Q).map((i) => (upd.has(i) ? `q${i} ★` : `q${i}`));
+  const initialCaption = !o.causal ? t(lang, 'initialMean')
+    : o.causalInitial === 'mean' ? t(lang, 'initialCausalMean') : t(lang, 'initialSum');
+  root.append(step(t(lang, 'step5'), h('div', { class: 'maps' },
+    contextMap(trace, 'initial_context', t(lang, 'initialContext'), initialCaption, b, hh, { rowClass }),
+    h('div', { class: 'arrow', attrs: { 'aria-hidden': 'true' }, text: '→' }),
+    contextMap(trace, 'context', t(lang, 'finalContext'), `${t(lang, 'updated')}: ${[...upd].sort((x, y) => x - y).map((i) => 'q' + i).join(', ')}`,
+      b, hh, { rowClass, rowLabels }))));
+
+  const extra = [...upd].filter((i) => !top.includes(i)).sort((x, y) => x - y);
+  if (extra.length) {
+    root.lastElementChild!.append(h('p', { class: 'note', dataset: { field: 'squeeze-union' },
+      text: `${extra.map((i) => 'q' + i).join(', ')}: ${t(lang, 'squeezeUnion')}` }));
+  }
+  root.append(compare(o, upd, L_Q));
+  return root;
+}
+
+function compare(o: ProbViewOptions, upd: Set<number>, L_Q: number): HTMLElement {
+  const { lang, b } = o;
+  const hh = o.h;
+  const sec = h('section', { class: 'step compare', dataset: { field: 'compare' } }, h('h4', { text: t(lang, 'compare') }));
+  if (!o.full) return sec;
+  if (!o.full.ok) {
+    sec.append(h('p', { class: 'error', text: `${t(lang, 'fullFailed')}: ${o.full.error}` }));
+    return sec;
+  }
+  const full = o.full.trace;
+  const table = h('table', { class: 'compare-table' },
+    h('thead', null, h('tr', null, ...[t(lang, 'query'), '', t(lang, 'probRow'), t(lang, 'fullRow'), t(lang, 'maxDiff'), '']
+      .map((x) => h('th', { attrs: { scope: 'col' }, text: x })))));
+  const body = h('tbody');
+  for (const i of range(L_Q)) {
+    const p = (at(o.trace.context, [b, i, hh]) as number[] | undefined) ?? [];
+    const f = (at(full.context, [b, i, hh]) as number[] | undefined) ?? [];
+    const d = Math.max(0, ...p.map((x, j) => Math.abs(x - (f[j] ?? NaN))));
+    const same = Number.isFinite(d) && d <= 1e-9 * Math.max(1, ...f.map(Math.abs));
+    body.append(h('tr', { class: (upd.has(i) ? 'updated' : 'lazy') + (same ? ' same' : ' differs'), dataset: { query: String(i) } },
+      h('th', { attrs: { scope: 'row' }, text: `q${i}` }),
+      h('td', { class: 'status', text: upd.has(i) ? `★ ${t(lang, 'updated')}` : t(lang, 'lazy') }),
+      h('td', { class: 'mono', text: `[${p.map((x) => fmt(x)).join(', ')}]` }),
+      h('td', { class: 'mono', text: `[${f.map((x) => fmt(x)).join(', ')}]` }),
+      h('td', { class: 'mono diff', dataset: { value: exact(d) }, text: fmt(d) }),
+      h('td', { class: 'verdict', text: same ? t(lang, 'same') : t(lang, 'differs') })));
+  }
+  table.append(body);
+  sec.append(h('div', { class: 'scroll' }, table));
+  return sec;
+}
