@@ -207,6 +207,39 @@ void add_prob_multihead_presets(std::vector<Preset>& p) {
 
 // ---- end of ProbAttention and multi-head presets
 
+// ---- sparse attention patterns (seed 002, Su Jianlin's note on sparse attention): the same
+// L = 8 sequence under Local, Atrous and OpenAI's Sparse (local + atrous) masks, so the page shows
+// each pattern's allowed cells and how the weights redistribute over them.
+
+json sparse_pattern_demo(const json& mask) {
+  Rng rng(3, RngStream::data);
+  json s = {{"algorithm", "full"}};
+  s["q"] = normal_nested(rng, {1, 8, 1, 2});
+  s["k"] = normal_nested(rng, {1, 8, 1, 2});
+  s["v"] = normal_nested(rng, {1, 8, 1, 2});
+  s["mask"] = mask;
+  return s;
+}
+
+void add_sparse_pattern_presets(std::vector<Preset>& p) {
+  p.push_back({"sparse-local", "Local self-attention: |i - j| <= 2", "局部自注意力:|i - j| <= 2",
+               "Each query attends only to itself and the 2 keys on either side (2k + 1 = 5 keys): the cost "
+               "grows like k n instead of n^2, and long-range links are gone.",
+               sparse_pattern_demo(json::parse(R"({"kind": "local", "window": 2})"))});
+  p.push_back({"sparse-atrous", "Atrous (dilated) self-attention: |i - j| mod 3 = 0",
+               "空洞(膨胀)自注意力:|i - j| mod 3 = 0",
+               "Like a dilated convolution, each query attends to the keys at distance 0, k, 2k, ... (k = 3): "
+               "about n / k keys per query.",
+               sparse_pattern_demo(json::parse(R"({"kind": "atrous", "dilation": 3})"))});
+  p.push_back({"sparse-strided", "OpenAI Sparse Transformer: local (2) + atrous (3), causal",
+               "OpenAI Sparse Transformer:局部 (2) + 空洞 (3),因果",
+               "The Sparse Transformer merges the two: keys within distance 2 or at a multiple of 3, and "
+               "(for generation) none from the future. Local links stay dense, distant ones sparse.",
+               sparse_pattern_demo(json::parse(R"({"kind": "strided", "window": 2, "stride": 3, "causal": true})"))});
+}
+
+// ---- end of sparse attention patterns
+
 std::vector<Preset> make_presets() {
   std::vector<Preset> p;
   p.push_back({"softmax-toy", "scores [2,1,0] -> weights -> context", "分数 [2,1,0] -> 权重 -> 上下文",
@@ -225,6 +258,7 @@ std::vector<Preset> make_presets() {
                masked_softmax_demo({{1, 3}, {2, 4}})});
   add_d2l_pooling_presets(p);
   add_prob_multihead_presets(p);
+  add_sparse_pattern_presets(p);
   return p;
 }
 
