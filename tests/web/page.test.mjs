@@ -298,6 +298,120 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
   await page.screenshot({ path: path.join(os.tmpdir(), 'page-prob.png'), fullPage: true });
 });
 
+test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumulative sum, as the core computes both', async (t) => {
+  if (!wasm.presets().some((p) => p.name === 'prob-toy-causal')) {
+    t.skip('the core has no prob-toy-causal preset yet');
+    return;
+  }
+  await open('#preset=prob-toy-causal');
+  const prob = el().locator('[data-panel="prob"]');
+  const side = prob.locator('[data-field="pitfalls"]');
+  // at the reference: a hint that the switches exist, no comparison
+  await prob.locator('[data-field="pitfall-hint"]').waitFor({ state: 'visible' });
+  assert.equal(await side.count(), 0);
+  // the switch says what each value does
+  const options = await input('causal_initial').locator('option').allTextContents();
+  assert.deepEqual(options, ['cumulative sum (reference)', 'cumulative mean']);
+  await input('pitfalls.show').click();
+  await input('causal_initial').selectOption('mean');
+  await side.waitFor({ state: 'visible' });
+  assert.equal(await prob.locator('[data-field="pitfall-hint"]').count(), 0);
+  assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /causal_initial = mean: .*cumulative mean/);
+
+  const mine = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(mine.causal_initial, 'mean');
+  const reference = { ...mine };
+  delete reference.causal_initial;
+  const eMine = wasm.run(mine), eRef = wasm.run(reference);
+  const L_Q = mine.q[0].length;
+  const rows = side.locator('tbody tr');
+  assert.equal(await rows.count(), L_Q);
+  const lazy = eMine.updated_rows[0][0].flatMap((u, i) => (u ? [] : [i]));
+  assert.ok(lazy.length > 0);
+  const cells = async (row, cls) => row.locator(`td.ctx.${cls} span.num`).evaluateAll((spans) =>
+    spans.map((x) => [x.dataset.index, Number(x.dataset.value)]));
+  let differing = 0;
+  for (let i = 0; i < L_Q; i++) {
+    const row = side.locator(`tbody tr[data-query="${i}"]`);
+    const [ref, my] = [await cells(row, 'side-ref'), await cells(row, 'side-mine')];
+    assert.equal(ref.length, eRef.context[0][i][0].length);
+    for (const [index, v] of ref) assert.ok(Math.abs(v - nested(eRef.context, index)) <= 1e-12, `reference context[${index}]`);
+    for (const [index, v] of my) assert.ok(Math.abs(v - nested(eMine.context, index)) <= 1e-12, `context[${index}]`);
+    // M of each side
+    const m = await row.locator('td.m').evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
+    assert.ok(Math.abs(m[0] - eRef.sparsity[0][0][i]) <= 1e-12 && Math.abs(m[1] - eMine.sparsity[0][0][i]) <= 1e-12);
+    // max |Δ| of the row, and the row highlighted when it differs
+    const want = Math.max(...eMine.context[0][i][0].map((x, j) => Math.abs(x - eRef.context[0][i][0][j])));
+    assert.ok(Math.abs(await value(row.locator('td.diff')) - want) <= 1e-12, `row ${i}`);
+    const cls = await row.getAttribute('class');
+    assert.match(cls, want > 1e-9 ? /\bdiffers\b/ : /\bsame\b/);
+    if (want > 1e-9) differing++;
+    if (!lazy.includes(i)) assert.equal(want, 0, `updated row ${i} is the same under both`);
+  }
+  // with the causal mask, the mean differs from the sum in every lazy row but the first
+  assert.equal(differing, lazy.filter((i) => i > 0).length);
+  assert.ok(differing > 0);
+  assert.equal(await side.locator('[data-field="top_index.reference"]').innerText(), `[${eRef.top_index[0][0].join(', ')}]`);
+  assert.equal(await side.locator('[data-field="top_index.mine"]').innerText(), `[${eMine.top_index[0][0].join(', ')}]`);
+  await page.screenshot({ path: path.join(os.tmpdir(), 'page-pitfalls.png'), fullPage: true });
+  // the explanation in Chinese too
+  await input('lang').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'zh');
+  assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /累积平均/);
+  await input('lang').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'en');
+  // back to the reference: the comparison goes, the hint comes back
+  await input('causal_initial').selectOption('sum');
+  await side.waitFor({ state: 'detached' });
+  await prob.locator('[data-field="pitfall-hint"]').waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => document.querySelector('attention-playground').scenario.causal_initial), 'sum');
+  assert.deepEqual(problems, []);
+});
+
+test('ProbAttention pitfalls: samples per head set a shared sample_index aside, and bring it back', async (t) => {
+  if (!wasm.presets().some((p) => p.name === 'prob-toy')) {
+    t.skip('the core has no prob-toy preset yet');
+    return;
+  }
+  await open('#preset=prob-toy');
+  const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  await input('pitfalls.show').click();
+  await input('sample_per_head').selectOption('true');
+  const side = el().locator('[data-field="pitfalls"]');
+  await side.waitFor({ state: 'visible' });
+  const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s1.sample_per_head, true);
+  assert.equal(s1.sample_index, undefined);
+  assert.match(await side.locator('[data-field="pitfall-samples"]').innerText(), /set aside/);
+  assert.equal(await slot('prob').isVisible(), false);
+  // both sides draw from the seed; at H = 1 the per-head sample is the shared one
+  const ref = { ...s1 };
+  delete ref.sample_per_head;
+  const [eMine, eRef] = [wasm.run(s1), wasm.run(ref)];
+  assert.deepEqual(eMine.sample_index[0], eRef.sample_index);
+  assert.equal(await side.locator('tbody tr.differs').count(), 0);
+  // a sample_index given per head is dropped for the reference, which says so
+  const perHead = { ...s1, sample_index: [s0.sample_index] };
+  await page.evaluate((s) => document.querySelector('attention-playground').setScenario(s), perHead);
+  await page.waitForFunction(() => document.querySelector('attention-playground').scenario.sample_index !== undefined);
+  assert.match(await side.locator('[data-field="pitfall-samples"]').innerText(), /dropped for the reference/);
+  const e2 = wasm.run(perHead), r2 = wasm.run({ ...ref });
+  for (const [index, v] of await side.locator('td.ctx.side-ref span.num').evaluateAll((xs) => xs.map((x) => [x.dataset.index, Number(x.dataset.value)]))) {
+    assert.ok(Math.abs(v - nested(r2.context, index)) <= 1e-12, `reference context[${index}]`);
+  }
+  for (const [index, v] of await side.locator('td.ctx.side-mine span.num').evaluateAll((xs) => xs.map((x) => [x.dataset.index, Number(x.dataset.value)]))) {
+    assert.ok(Math.abs(v - nested(e2.context, index)) <= 1e-12, `context[${index}]`);
+  }
+  // switched off: the preset's shared sample_index comes back
+  await open('#preset=prob-toy');
+  await input('pitfalls.show').click();
+  await input('sample_per_head').selectOption('true');
+  await input('sample_per_head').selectOption('false');
+  const s3 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual(s3.sample_index, s0.sample_index);
+  await side.waitFor({ state: 'detached' });
+});
+
 test('dist/attention-playground.html works alone from file://', async () => {
   const file = path.join(dist, 'attention-playground.html');
   assert.ok(fs.existsSync(file), 'dist/attention-playground.html is missing');

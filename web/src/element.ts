@@ -9,8 +9,9 @@
 //
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { getEngine, probSizes, type Engine, type Outcome, type Preset, type Scenario, type Trace } from './compute';
-import { PROP, PROPS, dimNames, QKV_ALGORITHMS, dims, get, normalise, resize, set, setIn, type DimName, type Panel, type Stash } from './state';
+import { getEngine, type Engine, type Outcome, type Preset, type Scenario, type Trace } from './compute';
+import { PITFALL_KEYS, PROP, PROPS, changedPitfalls, dimNames, QKV_ALGORITHMS, dims, get, normalise, referenceScenario, resize, samplesFit, set, setIn,
+  type DimName, type Panel, type PitfallKey, type Stash } from './state';
 import { append, clear, h } from './dom';
 import { clone, parseNumber, prettyJson, range, shapeOf } from './format';
 import { t, type Lang } from './i18n';
@@ -18,6 +19,7 @@ import { propControl, type ControlContext } from './views/controls';
 import { allowedEditor, lensEditor, pathText, tensorEditor } from './views/grid-editor';
 import { costLine, results, warningList } from './views/results';
 import { probView } from './views/prob';
+import { pitfallHint, pitfallView } from './views/pitfalls';
 
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
 type PanelName = (typeof PANELS)[number];
@@ -63,6 +65,10 @@ export class AttentionPlayground extends HTMLElement {
   #modified = false;
   #trace: Trace | null = null;
   #full: Outcome | null = null;
+  /** With a pitfall switch away from the reference: the same scenario with the switches at their defaults. */
+  #reference: { outcome: Outcome; changed: { key: PitfallKey; value: unknown }[]; samples: 'reference' | 'set-aside' | null } | null = null;
+  /** The pitfall switches' <details>: null follows the switches (open while one is changed). */
+  #pitfallsOpen: boolean | null = null;
   #error: { message: string; field: string } | null = null;
   #invalid = new Map<string, string>();
   #jsonError: string | null = null;
@@ -171,6 +177,7 @@ export class AttentionPlayground extends HTMLElement {
   #replace(scenario: Scenario, preset: string, source: string): void {
     this.#stash = {};
     this.#sampleStash = undefined;
+    this.#pitfallsOpen = null;
     this.#preset = preset;
     this.#modified = false;
     this.#b = 0;
@@ -194,20 +201,18 @@ export class AttentionPlayground extends HTMLElement {
   #setProp(key: string, value: unknown, structural: boolean): void {
     const next = clone(this.#scenario);
     set(next, key, value);
-    if (key === 'factor' || key === 'algorithm') this.#fitSamples(next);
+    if (key === 'factor' || key === 'algorithm' || key === 'sample_per_head') this.#fitSamples(next);
     this.#commit(next, structural);
   }
 
-  /** Keeps a given sample_index only while its width is U_part; brings it back when it fits again. */
+  /** Keeps a given sample_index only while its shape fits (width U_part; one per head with
+   * sample_per_head); brings it back when it fits again. */
   #fitSamples(s: Scenario): void {
     if (s.algorithm !== 'prob') return;
-    const d = dims(s);
-    const { U_part } = probSizes(Number(s.factor ?? PROP.factor.default), d.L_Q, d.L_K);
-    const width = (x: unknown) => shapeOf(x).at(-1);
-    if (s.sample_index !== undefined && width(s.sample_index) !== U_part) {
+    if (s.sample_index !== undefined && !samplesFit(s, s.sample_index)) {
       this.#sampleStash = s.sample_index;
       delete s.sample_index;
-    } else if (s.sample_index === undefined && this.#sampleStash !== undefined && width(this.#sampleStash) === U_part) {
+    } else if (s.sample_index === undefined && this.#sampleStash !== undefined && samplesFit(s, this.#sampleStash)) {
       s.sample_index = this.#sampleStash;
       this.#sampleStash = undefined;
     }
@@ -245,12 +250,20 @@ export class AttentionPlayground extends HTMLElement {
     this.#error = null;
     this.#trace = out.trace;
     this.#full = null;
+    this.#reference = null;
     if (out.trace.algorithm === 'prob') {
       const s = this.#scenario;
       const full: Scenario = { algorithm: 'full', q: s.q, k: s.k, v: s.v, trace: 'context' };
       if (s.scale !== undefined) full.scale = s.scale;
       if (get(s, 'mask.kind') === 'causal') full.mask = { kind: 'causal' };
       this.#full = engine.run(full);
+      const changed = changedPitfalls(s);
+      if (changed.length) {
+        const { scenario, droppedSamples } = referenceScenario(s);
+        const setAside = s.sample_per_head === true && s.sample_index === undefined && shapeOf(this.#sampleStash).length === 2;
+        this.#reference = { outcome: engine.run(scenario), changed: changed.map((key) => ({ key, value: s[key] })),
+          samples: droppedSamples ? 'reference' : setAside ? 'set-aside' : null };
+      }
     }
     const sh = out.trace.shapes;
     const B = sh.q?.[0] ?? sh.context?.[0] ?? sh.output?.[0] ?? 1;
@@ -468,8 +481,7 @@ export class AttentionPlayground extends HTMLElement {
         controls.append(h('h2', { text: t(lang, 'probTitle') }), h('p', { class: 'intro', text: t(lang, 'probIntro') }),
           h('div', { class: 'row' }, propControl(PROP.factor, ctx), propControl(PROP.seed, ctx),
             h('div', { class: 'field' }, resample, h('small', { class: 'help', id: 'resample-help', text: t(lang, 'resampleHelp') }))),
-          h('details', { class: 'pitfalls' }, h('summary', { text: 'reference pitfalls / options' }),
-            ...this.#propsOf('prob', ['factor', 'sample_index'])),
+          this.#pitfallDetails(),
           this.#slot('prob'));
       }
     }
@@ -488,6 +500,26 @@ export class AttentionPlayground extends HTMLElement {
       const el = this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`);
       el?.focus();
     }
+  }
+
+  #pitfallDetails(): HTMLDetailsElement {
+    const lang = this.#lang;
+    const details = h('details', { class: 'pitfalls', dataset: { field: 'pitfall-switches' },
+      open: this.#pitfallsOpen ?? changedPitfalls(this.#scenario).length > 0 },
+    h('summary', { text: t(lang, 'pitfallsSummary') }),
+    h('div', { class: 'pitfall-switches' }, ...this.#propsOf('prob', ['factor', 'sample_index', 'output_attention'])),
+    h('div', { class: 'prob-options' }, ...this.#propsOf('prob', ['factor', 'sample_index', ...PITFALL_KEYS])));
+    details.addEventListener('toggle', () => { if (details.isConnected) this.#pitfallsOpen = details.open; });
+    return details;
+  }
+
+  /** The hint's button: opens the switches and moves the focus to the first one. */
+  #showPitfalls(): void {
+    const details = this.#root.querySelector<HTMLDetailsElement>('details.pitfalls');
+    if (!details) return;
+    details.open = true;
+    this.#pitfallsOpen = true;
+    details.querySelector<HTMLElement>('select, input')?.focus();
   }
 
   #renderSliceBar(): void {
@@ -589,6 +621,15 @@ export class AttentionPlayground extends HTMLElement {
       if (this.#trace?.algorithm === 'prob') {
         body.append(h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
           text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }));
+        const ref = this.#reference;
+        if (ref) {
+          body.append(pitfallView({
+            trace: this.#trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b: this.#b, h: this.#h, lang,
+            squeezeBug: !ref.changed.some((c) => c.key === 'squeeze_bug'), seed: Number(s.seed ?? 0),
+          }));
+        } else {
+          body.append(pitfallHint(lang, () => this.#showPitfalls()));
+        }
         body.append(probView({
           trace: this.#trace, full: this.#full, b: this.#b, h: this.#h, lang,
           factor: Number(s.factor ?? PROP.factor.default),

@@ -103,6 +103,49 @@ const S = {
     zh: '虽不在本批次的 top_index 中也被更新：参考实现在 H = 1 时的 .squeeze() 让每个批次都更新所有批次入选行的并集',
   },
   slider: { en: 'factor', zh: '因子' },
+  // the reference's pitfalls, side by side
+  pitfallsSummary: { en: 'Reference pitfalls: switch one to compare', zh: '参考实现的已知陷阱：切换后可对比' },
+  pitfallsHint: {
+    en: 'Every switch is at the reference (Informer). Its known pitfalls (cumulative sum, ÷ L_K, one sample for all heads, .squeeze() at H = 1) are switches: change one to see it beside the reference.',
+    zh: '所有开关都是参考实现（Informer）的取值。它的已知陷阱（累加和、÷ L_K、所有头共用一份抽样、H = 1 时的 .squeeze()）都是开关：切换一个，即可与参考实现并排对比。',
+  },
+  pitfallsShow: { en: 'Show the switches', zh: '显示开关' },
+  pitfallsTitle: { en: 'Your switches beside the reference', zh: '你的开关与参考实现并排对比' },
+  pitfall_causal_initial: {
+    en: 'the lazy rows under the causal mask start from the cumulative mean Σ_{j≤i} v_j / (i + 1) instead of the reference\'s cumulative sum, which grows with i and is no average of V.',
+    zh: '因果掩码下，默认行从累积平均 Σ_{j≤i} v_j / (i + 1) 开始，而不是参考实现的累加和（它随 i 增大，并不是 V 的平均）。',
+  },
+  pitfall_sparsity_divisor: {
+    en: 'M = max − mean of the U_part sampled scores (the paper) instead of the reference\'s max − sum / L_K; the ranking, and so the top rows, can change.',
+    zh: 'M = 最大值 − U_part 个抽样分数的平均（论文），而不是参考实现的 最大值 − 和 / L_K；排名以及入选的行可能因此改变。',
+  },
+  pitfall_sample_per_head: {
+    en: 'each head draws its own keys for every query instead of the reference\'s one sample for all heads (head 0 draws the shared sample\'s keys; with H = 1 nothing changes).',
+    zh: '每个头为每个查询各自抽样，而不是参考实现的所有头共用一份抽样（头 0 抽到的与共用抽样相同；H = 1 时没有区别）。',
+  },
+  pitfall_squeeze_bug: {
+    en: 'each batch item updates only its own top rows; the reference\'s .squeeze() at H = 1 with B > 1 makes every item update the union of all items\' top rows (no difference otherwise).',
+    zh: '每个批次只更新自己的入选行；参考实现在 H = 1 且 B > 1 时的 .squeeze() 让每个批次更新所有批次入选行的并集（其他情况下没有区别）。',
+  },
+  referenceSide: { en: 'reference (defaults)', zh: '参考实现（默认）' },
+  yoursSide: { en: 'your switches', zh: '你的开关' },
+  sparsityM: { en: 'M', zh: 'M' },
+  contextRow: { en: 'context', zh: '上下文' },
+  rowsDiffer: { en: 'rows differ', zh: '行不同' },
+  noRowDiffers: { en: 'No row differs for this (b, h).', zh: '此 (b, h) 没有不同的行。' },
+  referenceDrew: {
+    en: 'The scenario\'s sample_index has one sample per head (H × L_Q × U_part); the reference shares one (L_Q × U_part), so that one is dropped for the reference, which draws its samples from the seed',
+    zh: '场景的 sample_index 是每个头一份（H × L_Q × U_part）；参考实现共用一份（L_Q × U_part），因此参考实现不用它，改由随机种子抽样',
+  },
+  samplesSetAside: {
+    en: 'The given sample_index (L_Q × U_part) is one sample for all heads: it does not fit samples per head, so it is set aside while this switch is on (it comes back when switched off) and both sides draw from the seed',
+    zh: '给定的 sample_index（L_Q × U_part）是所有头共用的一份：不符合每个头单独抽样的形状，因此在此开关打开期间暂不使用（关闭后恢复），两边都由随机种子抽样',
+  },
+  pitfallLegend: {
+    en: '★ a top row (exact attention); the other rows keep the initial context. Highlighted: the rows whose context differs.',
+    zh: '★ 入选行（精确 attention）；其余行保留初始上下文。高亮：上下文不同的行。',
+  },
+  referenceFailed: { en: 'the reference could not run', zh: '参考实现无法运行' },
 } satisfies Record<string, Text>;
 
 export type Key = keyof typeof S;

@@ -6,7 +6,7 @@
 // The scenario object itself (SPEC §2) is the state: the table describes how to read, edit and
 // clean it, so fields it does not know (a multihead preset's weights, say) pass through intact.
 import { clone, shapeOf } from './format';
-import type { Scenario } from './compute';
+import { probSizes, type Scenario } from './compute';
 import type { Text } from './i18n';
 
 export const ALGORITHMS = ['full', 'prob', 'additive', 'linear', 'performer', 'linformer', 'lsh', 'pooling',
@@ -27,6 +27,8 @@ export interface Prop {
   label: Text;
   help?: Text;
   options?: (s: Scenario) => readonly string[];
+  /** What each value does, shown as the option's text (an enum, or a bool drawn as a select). */
+  choices?: readonly { value: string | boolean; label: Text }[];
   min?: number;
   max?: number;
   step?: number;
@@ -91,15 +93,34 @@ export const PROPS: readonly Prop[] = [
     applies: isProb, optional: true },
   { key: 'output_attention', kind: 'bool', panel: 'prob', label: { en: 'output_attention (attn)', zh: 'output_attention（输出 attn）' },
     applies: isProb, optional: true, default: false },
-  { key: 'causal_initial', kind: 'enum', panel: 'prob', label: { en: 'causal initial context', zh: '因果初始上下文' },
+  { key: 'causal_initial', kind: 'enum', panel: 'prob',
+    label: { en: 'initial context under the causal mask', zh: '因果掩码下的初始上下文' },
     options: () => ['sum', 'mean'], applies: (s) => isProb(s) && maskKind(s) === 'causal', optional: true, default: 'sum',
-    help: { en: 'the reference uses the cumulative sum', zh: '参考实现用累加和 cumsum' } },
-  { key: 'sparsity_divisor', kind: 'enum', panel: 'prob', label: { en: 'M divides the sum by', zh: 'M 的求和除以' },
-    options: () => ['L_K', 'U_part'], applies: isProb, optional: true, default: 'L_K' },
-  { key: 'sample_per_head', kind: 'bool', panel: 'prob', label: { en: 'samples per head', zh: '每个头单独抽样' },
-    applies: isProb, optional: true, default: false },
-  { key: 'squeeze_bug', kind: 'bool', panel: 'prob', label: { en: 'reference .squeeze() at H = 1', zh: '复现参考实现 H = 1 时的 .squeeze()' },
-    applies: isProb, optional: true, default: true },
+    choices: [
+      { value: 'sum', label: { en: 'cumulative sum (reference)', zh: '累加和（参考实现）' } },
+      { value: 'mean', label: { en: 'cumulative mean', zh: '累积平均' } },
+    ],
+    help: { en: 'row i of a lazy query: Σ_{j≤i} v_j, or the same divided by i + 1',
+      zh: '默认查询的第 i 行：Σ_{j≤i} v_j，或再除以 i + 1' } },
+  { key: 'sparsity_divisor', kind: 'enum', panel: 'prob',
+    label: { en: 'sparsity M = max − sum / …', zh: '稀疏度 M = 最大值 − 和 / …' },
+    options: () => ['L_K', 'U_part'], applies: isProb, optional: true, default: 'L_K',
+    choices: [
+      { value: 'L_K', label: { en: 'L_K (reference)', zh: 'L_K（参考实现）' } },
+      { value: 'U_part', label: { en: 'U_part (max − mean, the paper)', zh: 'U_part（最大值 − 平均，论文）' } },
+    ] },
+  { key: 'sample_per_head', kind: 'bool', panel: 'prob', label: { en: 'sampled keys', zh: '抽样的键' },
+    applies: isProb, optional: true, default: false,
+    choices: [
+      { value: false, label: { en: 'one sample for all heads (reference)', zh: '所有头共用一份（参考实现）' } },
+      { value: true, label: { en: 'one sample per head', zh: '每个头一份' } },
+    ] },
+  { key: 'squeeze_bug', kind: 'bool', panel: 'prob', label: { en: '.squeeze() at H = 1, B > 1: each item updates', zh: 'H = 1、B > 1 时的 .squeeze()：每个批次更新' },
+    applies: isProb, optional: true, default: true,
+    choices: [
+      { value: true, label: { en: 'all items\' top rows (reference)', zh: '所有批次的入选行（参考实现）' } },
+      { value: false, label: { en: 'its own top rows', zh: '自己的入选行' } },
+    ] },
 
   { key: 'scale', kind: 'scale', panel: 'options', label: { en: 'scale', zh: '缩放 scale' },
     applies: isAlg('full', 'prob', 'linformer', 'lsh', 'pooling'), optional: true },
@@ -284,4 +305,38 @@ export function setIn(t: unknown, path: readonly number[], value: unknown): unkn
   const arr = Array.isArray(t) ? t.slice() : [];
   arr[path[0]] = setIn(arr[path[0]], path.slice(1), value);
   return arr;
+}
+
+// ---- ProbAttention's pitfall switches (SPEC §2): each one's default is the reference ----
+
+export const PITFALL_KEYS = ['causal_initial', 'sparsity_divisor', 'sample_per_head', 'squeeze_bug'] as const;
+export type PitfallKey = (typeof PITFALL_KEYS)[number];
+
+/** The switches that apply to the scenario and are not at the reference's value. */
+export function changedPitfalls(s: Scenario): PitfallKey[] {
+  return PITFALL_KEYS.filter((key) => PROP[key].applies(s) && s[key] !== undefined && s[key] !== PROP[key].default);
+}
+
+/** The shape sample_index must have: (L_Q, U_part), or (H, L_Q, U_part) with sample_per_head. */
+export function sampleShape(s: Scenario): number[] {
+  const d = dims(s);
+  const { U_part } = probSizes(Number(s.factor ?? PROP.factor.default), d.L_Q, d.L_K);
+  return s.sample_per_head === true ? [d.H, d.L_Q, U_part] : [d.L_Q, U_part];
+}
+
+export function samplesFit(s: Scenario, index: unknown): boolean {
+  const want = sampleShape(s), have = shapeOf(index);
+  return have.length === want.length && have.every((n, i) => n === want[i]);
+}
+
+/**
+ * The same scenario with every pitfall switch at the reference's default. A given sample_index
+ * that has the other shape (one per head) is dropped, so the reference draws from the seed.
+ */
+export function referenceScenario(s: Scenario): { scenario: Scenario; droppedSamples: boolean } {
+  const r = clone(s);
+  for (const key of PITFALL_KEYS) delete r[key];
+  const droppedSamples = r.sample_index !== undefined && shapeOf(s.sample_index).length === 3 && !samplesFit(r, r.sample_index);
+  if (droppedSamples) delete r.sample_index;
+  return { scenario: r, droppedSamples };
 }

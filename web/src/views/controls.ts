@@ -30,12 +30,22 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
   const key = prop.key;
   switch (prop.kind) {
     case 'enum': {
+      const text = (o: string) => tx(ctx.lang, prop.choices?.find((c) => c.value === o)?.label) || o;
       const select = h('select', { dataset: { key } },
-        ...(prop.options?.(s) ?? []).map((o) => h('option', { value: o, text: o, selected: o === value })));
+        ...(prop.options?.(s) ?? []).map((o) => h('option', { value: o, text: text(o), selected: o === value })));
       select.addEventListener('change', () => ctx.set(key, select.value, true));
       return labelled(prop, ctx.lang, select);
     }
     case 'bool': {
+      if (prop.choices) {
+        // a switch whose two values both need saying: a select naming what each does
+        const select = h('select', { dataset: { key } },
+          ...prop.choices.map((c) => h('option', { value: String(c.value), text: tx(ctx.lang, c.label), selected: c.value === (value === true) })));
+        select.addEventListener('change', () => ctx.set(key, select.value === 'true', true));
+        const field = labelled(prop, ctx.lang, select);
+        field.className = 'field field-choice';
+        return field;
+      }
       const id = newId('c');
       const box = h('input', { type: 'checkbox', id, checked: value === true, dataset: { key } });
       box.addEventListener('change', () => ctx.set(key, box.checked, true));
