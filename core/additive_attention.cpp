@@ -45,6 +45,17 @@ Tensor project(const Tensor& x, const Tensor& W) {
   return out;
 }
 
+// The projections must be finite: tanh(inf - inf) would be NaN.
+void check_projection(const Tensor& x, const char* input, const char* what) {
+  for (std::size_t n = 0; n < x.size(); ++n)
+    if (!std::isfinite(x.data()[n])) {
+      const std::size_t hidden = x.shape()[2], row = n / hidden, L = x.shape()[1];
+      throw OverflowError(input, std::string(what) + " is not a finite number at batch " + std::to_string(row / L) +
+                                     ", position " + std::to_string(row % L) + ", hidden unit " +
+                                     std::to_string(n % hidden) + " (|" + input + "| and the weights too large)");
+    }
+}
+
 }  // namespace
 
 Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -57,6 +68,8 @@ Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   // 1. project the queries and the keys into the hidden space
   const Tensor queries = project(q, weights.W_q);
   const Tensor keys = project(k, weights.W_k);
+  check_projection(queries, "q", "W_q q");
+  check_projection(keys, "k", "W_k k");
 
   Tensor scores, attention;
   if (full) {
@@ -75,6 +88,10 @@ Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
         const double* kj = &keys(b, j, 0);
         double s = 0.0;
         for (std::size_t h = 0; h < hidden; ++h) s += std::tanh(qi[h] + kj[h]) * weights.w_v(h);
+        if (!std::isfinite(s))
+          throw OverflowError("weights.w_v", "the score w_v . tanh(W_q q + W_k k) of query " + std::to_string(i) +
+                                                 " and key " + std::to_string(j) + " (batch " + std::to_string(b) +
+                                                 ") is not a finite number (|w_v| too large)");
         score_row[j] = s;
       }
       // 4. mask, softmax over the keys, weighted sum of the values
@@ -102,8 +119,8 @@ Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   }
   trace.set("context", std::move(context));
   // A q.k "dot product" here is one additive score: tanh of h sums and a dot with w_v.
-  const std::uint64_t pairs = B * L_Q * L_K;
-  const std::uint64_t projections = B * L_Q * hidden * E_q + B * L_K * hidden * E_k;
+  const std::uint64_t pairs = std::uint64_t{B} * L_Q * L_K;  // 64-bit also in wasm32
+  const std::uint64_t projections = std::uint64_t{B} * L_Q * hidden * E_q + std::uint64_t{B} * L_K * hidden * E_k;
   trace.cost = {pairs, pairs, 2 * (projections + pairs * (hidden + D))};
   empty_rows.flush(trace.warnings);
   return trace;

@@ -11,10 +11,32 @@
 #include "full_attention.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace attnplay {
 
 double default_scale(std::size_t E) { return 1.0 / std::sqrt(static_cast<double>(E)); }
+
+namespace {
+
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+}  // namespace
+
+void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b, std::size_t i,
+                          std::size_t h, std::size_t j) {
+  const double qk = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, h), q.shape()[3]);
+  const std::string where = "query " + std::to_string(i) + " and key " + std::to_string(j) + " (batch " +
+                            std::to_string(b) + ", head " + std::to_string(h) + ")";
+  if (std::isfinite(qk))
+    throw OverflowError("scale", "scale * q.k of " + where + " is not a finite number (q.k = " +
+                                     number_text(qk) + "); use a smaller scale");
+  throw OverflowError("q", "q.k of " + where + " is not a finite number (|q| and |k| too large)");
+}
 
 void EmptyRowWarnings::add(std::size_t b, std::size_t h, std::size_t i) {
   if (first_.size() < 5)
@@ -49,7 +71,10 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
       for (std::size_t i = 0; i < L_Q; ++i) {
         // 1. scaled scores of query i against every key
         const double* qi = row_ptr(q, b, i, h);
-        for (std::size_t j = 0; j < L_K; ++j) score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
+        for (std::size_t j = 0; j < L_K; ++j) {
+          score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
+          if (!std::isfinite(score_row[j])) throw_score_overflow(q, k, b, i, h, j);
+        }
         // 2. mask and softmax over the keys (dim=-1)
         if (!masked_softmax_row(score_row.data(), mask, b, i, L_K, weight_row.data()))
           empty_rows.add(b, h, i);
@@ -75,7 +100,7 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
     trace.set("weights", std::move(weights));
   }
   trace.set("context", std::move(context));
-  const std::uint64_t pairs = B * H * L_Q * L_K;
+  const std::uint64_t pairs = std::uint64_t{B} * H * L_Q * L_K;  // 64-bit also in wasm32
   trace.cost = {pairs, pairs, 2 * pairs * (E + D)};
   empty_rows.flush(trace.warnings);
   return trace;

@@ -14,6 +14,11 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
 // 1/sqrt(E), the default scale of every dot-product algorithm.
 double default_scale(std::size_t E);
 
+// Throws OverflowError for the score scale * q[b,i,h] . k[b,j,h] found not finite: on "scale"
+// when q.k itself is finite, on "q" otherwise. Shared by full and prob attention.
+[[noreturn]] void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b,
+                                       std::size_t i, std::size_t h, std::size_t j);
+
 // Collects "no allowed key" rows and turns them into a bounded number of warnings.
 class EmptyRowWarnings {
  public:

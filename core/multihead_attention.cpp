@@ -42,6 +42,16 @@ Tensor project(const Tensor& x, const Tensor& W, const std::optional<Tensor>& bi
   return y;
 }
 
+// A projection must be finite: "queries: queries W_q^T + b_q is not a finite number at ...".
+void check_projection(const Tensor& y, const char* input, const char* formula) {
+  const std::size_t L = y.shape()[1], width = y.shape()[2] * y.shape()[3];
+  for (std::size_t n = 0; n < y.size(); ++n)
+    if (!std::isfinite(y.data()[n]))
+      throw OverflowError(input, std::string(formula) + " is not a finite number at batch " +
+                                     std::to_string(n / width / L) + ", position " + std::to_string(n / width % L) +
+                                     ", column " + std::to_string(n % width) + " (|" + input + "| and the weights too large)");
+}
+
 }  // namespace
 
 MultiheadWeights seeded_multihead_weights(std::uint64_t seed, std::size_t d_q, std::size_t d_k,
@@ -82,18 +92,26 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   Tensor q = project(queries, weights.W_q, weights.b_q, H);
   Tensor k = project(keys, weights.W_k, weights.b_k, H);
   Tensor v = project(values, weights.W_v, weights.b_v, H);
+  check_projection(q, "queries", "queries W_q^T + b_q");
+  check_projection(k, "keys", "keys W_k^T + b_k");
+  check_projection(v, "values", "values W_v^T + b_v");
   const std::size_t d_head = hq / H;
 
   // 2. inner attention per head
   const double scale = options.scale.value_or(default_scale(d_head));
   Trace inner;
-  if (options.inner == InnerAttention::full) {
-    inner = full_attention(q, k, v, scale, options.mask, level);
-  } else {
-    ProbOptions prob = options.prob;
-    const bool asked = prob.output_attention;
-    prob.output_attention = asked || full;  // the head weights of the trace
-    inner = prob_attention(q, k, v, scale, options.mask, prob, level);
+  try {
+    if (options.inner == InnerAttention::full) {
+      inner = full_attention(q, k, v, scale, options.mask, level);
+    } else {
+      ProbOptions prob = options.prob;
+      const bool asked = prob.output_attention;
+      prob.output_attention = asked || full;  // the head weights of the trace
+      inner = prob_attention(q, k, v, scale, options.mask, prob, level);
+    }
+  } catch (const OverflowError& e) {  // the inner attention names its q, k, v: our projections
+    const std::string input = e.tensor == "q" ? "queries" : e.tensor == "k" ? "keys" : e.tensor == "v" ? "values" : e.tensor;
+    throw OverflowError(input, e.detail + " (in the projected heads)");
   }
   Tensor head_context;
   for (auto& field : inner.fields)
@@ -129,7 +147,8 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   trace.set("output", std::move(output));
 
   trace.cost = inner.cost;
-  trace.cost.flops += 2 * (B * L_Q * d_q * hq + B * L_K * d_k * hq + B * L_K * d_v * hv + B * L_Q * hv * out);
+  const std::uint64_t B64 = B;  // 64-bit also in wasm32
+  trace.cost.flops += 2 * (B64 * L_Q * d_q * hq + B64 * L_K * d_k * hq + B64 * L_K * d_v * hv + B64 * L_Q * hv * out);
   trace.warnings = std::move(inner.warnings);
   return trace;
 }

@@ -109,13 +109,13 @@ bool attention_row(double x, const double* keys, std::size_t n, std::size_t skip
     for (std::size_t j = 0; j < n; ++j) weights[j] = j == skip ? 0.0 : weights[j] / sum;
     if (dweights) {
       double mean = 0.0;  // sum_k weights_k ds_k/dw
+      // a weight that underflowed to 0 has derivative 0 (its ds/dw may be infinite: 0 * inf = NaN)
       for (std::size_t j = 0; j < n; ++j) {
-        if (j == skip) continue;
         const double d = x - keys[j];
-        dweights[j] = -(d * w) * d;
+        dweights[j] = j == skip || weights[j] == 0.0 ? 0.0 : -(d * w) * d;
         mean += weights[j] * dweights[j];
       }
-      for (std::size_t j = 0; j < n; ++j) dweights[j] = j == skip ? 0.0 : weights[j] * (dweights[j] - mean);
+      for (std::size_t j = 0; j < n; ++j) dweights[j] = weights[j] == 0.0 ? 0.0 : weights[j] * (dweights[j] - mean);
     }
     return true;
   }

@@ -17,9 +17,21 @@
 #include "positional_encoding.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 namespace attnplay {
+
+namespace {
+
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+}  // namespace
 
 Trace positional_encoding(std::size_t num_steps, std::size_t encoding_dim, double base) {
   const std::size_t half = encoding_dim / 2;
@@ -32,6 +44,9 @@ Trace positional_encoding(std::size_t num_steps, std::size_t encoding_dim, doubl
     for (std::size_t j = 0; j < half; ++j) {
       // 2. X[i, j];  3. sine in the even column, cosine in the odd one
       const double x = static_cast<double>(i) / denominator[j];
+      if (!std::isfinite(x))  // base^(2j/d) underflowed to 0 (or a subnormal)
+        throw InputError("base: " + number_text(base) + " is too small: position " + std::to_string(i) + " / base^(" +
+                         std::to_string(2 * j) + "/" + std::to_string(encoding_dim) + ") is not a finite number");
       P(i, 2 * j) = std::sin(x);
       P(i, 2 * j + 1) = std::cos(x);
     }

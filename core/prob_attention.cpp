@@ -72,6 +72,11 @@ void check_sample_index(const IndexTensor& idx, const Shape& expected, std::size
                        ", expected an integer from 0 to " + std::to_string(L_K - 1));
 }
 
+OverflowError v_overflow(const std::string& what, std::size_t b, std::size_t h, std::size_t d) {
+  return OverflowError("v", what + " is not a finite number in column " + std::to_string(d) + " (batch " +
+                                std::to_string(b) + ", head " + std::to_string(h) + "); use smaller v");
+}
+
 }  // namespace
 
 ProbSizes prob_sizes(std::int64_t factor, std::size_t L_Q, std::size_t L_K) {
@@ -126,11 +131,16 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
         double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
         for (std::size_t s = 0; s < U_part; ++s) {
           const double x = dot(qi, row_ptr(k, b, static_cast<std::size_t>(idx[s]), h), E);
+          if (!std::isfinite(x)) throw_score_overflow(q, k, b, i, h, static_cast<std::size_t>(idx[s]));
           sampled[s] = x;
           max = std::max(max, x);
           sum += x;
         }
         M[i] = max - sum / divisor;
+        if (!std::isfinite(M[i]))
+          throw OverflowError("q", "the sparsity M = max - sum / " + std::to_string(static_cast<std::size_t>(divisor)) +
+                                       " of query " + std::to_string(i) + " (batch " + std::to_string(b) + ", head " +
+                                       std::to_string(h) + ") is not a finite number (the sampled q.k are too large)");
         if (full) std::copy(sampled.begin(), sampled.end(), q_k_sample.data() + ((b * H + h) * L_Q + i) * U_part);
       }
     }
@@ -192,7 +202,10 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
           const double* vj = row_ptr(v, b, j, h);
           for (std::size_t d = 0; d < D; ++d) acc[d] += vj[d];
         }
-        for (std::size_t d = 0; d < D; ++d) acc[d] /= static_cast<double>(L_K);
+        for (std::size_t d = 0; d < D; ++d) {
+          if (!std::isfinite(acc[d])) throw v_overflow("the sum of v over the keys (the initial context is its mean)", b, h, d);
+          acc[d] /= static_cast<double>(L_K);
+        }
         for (std::size_t i = 0; i < L_Q; ++i) std::copy(acc.begin(), acc.end(), row_ptr(context, b, i, h));
       } else {
         const bool mean = options.causal_initial == CausalInitial::mean;
@@ -201,6 +214,8 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
           double* ci = row_ptr(context, b, i, h);
           for (std::size_t d = 0; d < D; ++d) {
             acc[d] += vi[d];
+            if (!std::isfinite(acc[d]))
+              throw v_overflow("the cumulative sum of v up to key " + std::to_string(i) + " (the causal initial context)", b, h, d);
             ci[d] = mean ? acc[d] / static_cast<double>(i + 1) : acc[d];
           }
         }
@@ -216,7 +231,10 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
         if (!updated[(b * H + h) * L_Q + i]) continue;
         ++rows_computed;
         const double* qi = row_ptr(q, b, i, h);
-        for (std::size_t j = 0; j < L_K; ++j) score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
+        for (std::size_t j = 0; j < L_K; ++j) {
+          score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
+          if (!std::isfinite(score_row[j])) throw_score_overflow(q, k, b, i, h, j);
+        }
         if (!masked_softmax_row(score_row.data(), mask, b, i, L_K, weight_row.data())) empty_rows.add(b, h, i);
         double* ci = row_ptr(context, b, i, h);
         std::fill(ci, ci + D, 0.0);
@@ -256,9 +274,10 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   trace.set("context", std::move(context));
   if (options.output_attention) trace.set("attn", std::move(attn));
 
-  const std::uint64_t sampled_products = B * H * L_Q * U_part;
+  const std::uint64_t BH = std::uint64_t{B} * H;  // 64-bit also in wasm32
+  const std::uint64_t sampled_products = BH * L_Q * U_part;
   trace.cost.dot_products = sampled_products + rows_computed * L_K;
-  trace.cost.dense_dot_products = B * H * L_Q * L_K;
+  trace.cost.dense_dot_products = BH * L_Q * L_K;
   trace.cost.flops = 2 * (sampled_products * E + rows_computed * L_K * (E + D));
 
   if (L_K == 1)

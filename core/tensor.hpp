@@ -23,6 +23,16 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A number that stopped being finite inside the computation although every input was finite
+// (|q.k| beyond 1.8e308, a sum of V that overflows, ...). `tensor` is the input the message
+// starts with ("q", "v", "scale"); multihead, which hands its projections to the inner
+// attention, renames it to its own inputs. See docs/semantics.md, "Numbers too large".
+struct OverflowError : InputError {
+  OverflowError(const std::string& tensor_, const std::string& detail_)
+      : InputError(tensor_ + ": " + detail_), tensor(tensor_), detail(detail_) {}
+  std::string tensor, detail;
+};
+
 // Dimensions of an attention call in the reference layout.
 struct AttentionDims {
   std::size_t B, L_Q, L_K, H, E, D;

@@ -32,18 +32,22 @@ function toNested(data, shape) {
 
 function makeRun(core) {
   return function run(scenario, options = {}) {
-    if (typeof scenario === 'string') scenario = JSON.parse(scenario);
-    if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario)) {
-      throw new Error('scenario: expected an object');
-    }
+    // JSON text goes to the core as it is: parsed there, with the native CLI's errors. Anything
+    // else is serialised; the core checks it is an object ("scenario: expected an object, got ...").
     const buffers = [];
-    const text = JSON.stringify(scenario, (key, value) => {
-      if (isTypedTensor(value)) {
-        buffers.push(value.data);
-        return { shape: value.shape, $buffer: buffers.length - 1 };
-      }
-      return value;
-    });
+    let text;
+    try {
+      text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario, (key, value) => {
+        if (isTypedTensor(value)) {
+          buffers.push(value.data);
+          return { shape: value.shape, $buffer: buffers.length - 1 };
+        }
+        return value;
+      });
+    } catch (e) {  // a cycle, a BigInt
+      throw new Error(`scenario: cannot be written as JSON (${e.message.replace(/\s+/g, " ")})`);
+    }
+    if (text === undefined) throw new Error(`scenario: expected an object, got ${typeof scenario}`);
     const reply = JSON.parse(core.run(text, buffers));
     if (reply.error !== undefined) {
       core.releaseOutputs();
@@ -109,13 +113,7 @@ async function main(args) {
       } catch {
         return fail(`${args[1]}: cannot open file`);
       }
-      let scenario;
-      try {
-        scenario = JSON.parse(text);
-      } catch (e) {
-        return fail(`scenario: invalid JSON: ${e.message}`);
-      }
-      process.stdout.write(JSON.stringify(run(scenario)) + '\n');
+      process.stdout.write(JSON.stringify(run(text)) + '\n');  // parsed by the core, as natively
     } else {
       fail('usage: node wasm/attnplay.mjs run FILE|- | run --preset NAME | presets [--json]', 2);
     }

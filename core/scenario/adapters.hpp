@@ -17,6 +17,10 @@ Trace run_multihead(ScenarioContext& ctx);
 // shared by run_prob and run_multihead's inner "prob" (run_prob.cpp).
 struct ProbOptions;
 ProbOptions read_prob_options(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t H);
+// The prob trace tensors (attn, scores_top, q_k_sample) must fit the tensor limit; attn is blamed
+// on attn_field.
+void check_prob_sizes(const ScenarioContext& ctx, const ProbOptions& o, std::size_t B, std::size_t H, std::size_t L_Q,
+                      std::size_t L_K, const std::string& attn_field);
 // read_mask, refusing every kind but "none" and "causal" first (message names mask.kind).
 Mask read_prob_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K);
 

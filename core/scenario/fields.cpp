@@ -100,7 +100,7 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
     throw InputError(path + ".shape: expected " + plural(static_cast<std::int64_t>(dims.size()), "dimension") + ", got " +
                      (shape.is_array() ? std::to_string(shape.size()) : json_type_name(shape)));
   Shape s;
-  std::size_t total = 1;
+  std::uint64_t total = 1;  // 64 bits also in wasm32, where size_t would wrap at 2^32
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const auto p = path + ".shape[" + std::to_string(d) + "]";
     if (!shape[d].is_number_integer() || shape[d].get<std::int64_t>() < 1)
@@ -111,7 +111,7 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
     if (static_cast<std::size_t>(n) > kMaxDimension)
       throw InputError(p + ": " + dims[d].label + " = " + std::to_string(n) + " is larger than the limit " + std::to_string(kMaxDimension));
     s.push_back(static_cast<std::size_t>(n));
-    total *= static_cast<std::size_t>(n);
+    total *= static_cast<std::uint64_t>(n);
     if (total > kMaxTensorElements)
       throw InputError(path + ": too many numbers (the limit is " + std::to_string(kMaxTensorElements) + " per tensor)");
   }

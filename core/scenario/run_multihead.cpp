@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "../multihead_attention.hpp"
 #include "adapters.hpp"
@@ -48,6 +49,10 @@ Trace run_multihead(ScenarioContext& ctx) {
     weights.W_v = w.tensor("W_v", {Dim::any("H * d_v_head"), Dim::of(d_v, "d_v of values")});
     const std::size_t hv = weights.W_v.shape()[0];
     weights.W_o = w.tensor("W_o", {Dim::any("out"), Dim::of(hv, "rows of W_v")});
+    check_size(std::uint64_t{B} * L_Q * hq, "weights.W_q", "the projected queries (B, L_Q, rows of W_q)");
+    check_size(std::uint64_t{B} * L_K * hq, "weights.W_k", "the projected keys (B, L_K, rows of W_k)");
+    check_size(std::uint64_t{B} * std::max(L_Q, L_K) * hv, "weights.W_v", "the projected values and head contexts (B, L, rows of W_v)");
+    check_size(std::uint64_t{B} * L_Q * weights.W_o.shape()[0], "weights.W_o", "the output (B, L_Q, rows of W_o)");
     if (hq % options.num_heads != 0) throw InputError(divides_message(heads, hq, "the rows of weights.W_q"));
     if (hv % options.num_heads != 0) throw InputError(divides_message(heads, hv, "the rows of weights.W_v"));
     if (f.has("num_hiddens") && f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)) !=
@@ -89,10 +94,26 @@ Trace run_multihead(ScenarioContext& ctx) {
   if (options.inner == InnerAttention::prob) {
     options.mask = read_prob_mask(ctx, B, L_Q, L_K);
     options.prob = read_prob_options(ctx, L_Q, L_K, options.num_heads);
+    ProbOptions inner = options.prob;  // multihead_attention asks for attn at trace "full"
+    const bool asked = inner.output_attention;
+    inner.output_attention = asked || ctx.level == TraceLevel::full;
+    check_prob_sizes(ctx, inner, B, options.num_heads, L_Q, L_K, asked ? "output_attention" : "keys");
   } else {
     options.mask = read_mask(ctx, B, L_Q, L_K);
+    check_pair_tensors(ctx, std::uint64_t{B} * options.num_heads * L_Q * L_K, "keys");
   }
-  return multihead_attention(queries, keys, values, weights, options, ctx.level);
+  Trace trace = multihead_attention(queries, keys, values, weights, options, ctx.level);
+  // head contexts are averages of the projected values; W_o (or, seeded, values near 1e308) can overflow
+  const Tensor& output = trace.tensor("output");
+  for (std::size_t n = 0; n < output.size(); ++n)
+    if (!std::isfinite(output.data()[n])) {
+      const std::size_t out = output.shape()[2];
+      throw InputError(std::string(f.has("weights") ? "weights.W_o" : "values") +
+                       ": the output (head contexts W_o^T + b_o) is not a finite number at batch " +
+                       std::to_string(n / out / L_Q) + ", position " + std::to_string(n / out % L_Q) + ", column " +
+                       std::to_string(n % out));
+    }
+  return trace;
 }
 
 }  // namespace attnplay

@@ -3,7 +3,9 @@
 #include "../nadaraya_watson.hpp"
 #include "adapters.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -13,6 +15,12 @@ namespace {
 
 // Kernel evaluations one scenario may ask for (about a second of work).
 constexpr std::uint64_t kMaxKernelEvaluations = std::uint64_t{1} << 28;
+
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 
 }  // namespace
 
@@ -69,6 +77,16 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
     f.ignore({"train"});
   }
   const std::string query_field = dataset ? "dataset.n_train" : "x_query";
+  // every difference x - x_i must be finite: (x - x_i) * w would be inf * 0 = NaN at w = 0
+  const auto [xt_min, xt_max] = std::minmax_element(x_train.begin(), x_train.end());
+  const auto [xq_min, xq_max] = std::minmax_element(x_query.begin(), x_query.end());
+  if (training && !std::isfinite(*xt_max - *xt_min))
+    throw InputError("x_train: x_train[i] - x_train[j] is not a finite number (" + number_text(*xt_max) + " - " +
+                     number_text(*xt_min) + "); use smaller numbers");
+  if (!std::isfinite(*xq_max - *xt_min) || !std::isfinite(*xt_max - *xq_min))
+    throw InputError("x_query: x_query - x_train is not a finite number (x_query from " + number_text(*xq_min) + " to " +
+                     number_text(*xq_max) + ", x_train from " + number_text(*xt_min) + " to " + number_text(*xt_max) +
+                     "); use smaller numbers");
   if (n_query * n_train > kMaxKernelEvaluations)
     throw InputError(query_field + ": n_query * n_train = " + std::to_string(n_query * n_train) +
                      " kernel evaluations is more than the limit " + std::to_string(kMaxKernelEvaluations));
@@ -78,11 +96,16 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
 
   Trace result = nadaraya_watson(x_train, y_train, x_query, kernel, w, training ? &*training : nullptr, ctx.level);
   if (training) {
+    const Tensor& loss = result.tensor("loss");
     const Tensor& history = result.tensor("w_history");
-    for (std::size_t e = 1; e < history.size(); ++e)
-      if (!std::isfinite(history(e)))
-        throw InputError("train.lr: training diverged at epoch " + std::to_string(e) +
+    for (std::size_t e = 0; e < loss.size(); ++e) {
+      if (!std::isfinite(loss(e)))  // the residuals are at most 2 max |y_train|: their squares overflow
+        throw InputError("y_train: the leave-one-out loss of epoch " + std::to_string(e) +
+                         " is not a finite number (|y_train| too large)");
+      if (!std::isfinite(history(e + 1)))
+        throw InputError("train.lr: training diverged at epoch " + std::to_string(e + 1) +
                          " (w is no longer a finite number); try a smaller lr");
+    }
   }
   if (!dataset) return result;
 

@@ -11,7 +11,7 @@ Trace run_positional_encoding(ScenarioContext& ctx) {
   if (encoding_dim % 2 != 0)
     throw InputError("encoding_dim: expected an even integer (sine and cosine columns come in pairs), got " +
                      std::to_string(encoding_dim));
-  if (static_cast<std::size_t>(num_steps * encoding_dim) > kMaxTensorElements)
+  if (static_cast<std::uint64_t>(num_steps * encoding_dim) > kMaxTensorElements)
     throw InputError("num_steps: num_steps * encoding_dim = " + std::to_string(num_steps * encoding_dim) +
                      " is larger than the limit " + std::to_string(kMaxTensorElements));
   const double base = ctx.fields.number("base", 10000.0);

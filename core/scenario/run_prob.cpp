@@ -28,6 +28,22 @@ ProbOptions read_prob_options(ScenarioContext& ctx, std::size_t L_Q, std::size_t
   return o;
 }
 
+void check_prob_sizes(const ScenarioContext& ctx, const ProbOptions& o, std::size_t B, std::size_t H, std::size_t L_Q,
+                      std::size_t L_K, const std::string& attn_field) {
+  const ProbSizes sizes = prob_sizes(o.factor, L_Q, L_K);
+  const std::uint64_t BH = std::uint64_t{B} * H;
+  if (o.output_attention)
+    check_size(BH * L_Q * L_K, attn_field, "attn (B, H, L_Q, L_K)",
+               attn_field == "output_attention" ? "; use \"output_attention\": false" : "; use \"trace\": \"context\"");
+  check_size((o.sample_per_head ? H : 1) * std::uint64_t{L_Q} * sizes.U_part, "factor",
+             "sample_index (L_Q, U_part = min(factor * ceil(ln L_K), L_K))", "; use a smaller factor");
+  if (ctx.level == TraceLevel::full) {
+    check_size(BH * sizes.u * L_K, "factor", "scores_top (B, H, u, L_K)", "; use a smaller factor or \"trace\": \"context\"");
+    check_size(BH * L_Q * sizes.U_part, "factor", "q_k_sample (B, H, L_Q, U_part)",
+               "; use a smaller factor or \"trace\": \"context\"");
+  }
+}
+
 Mask read_prob_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
   // the kind first: "local" without its window should say that ProbAttention takes no local mask
   if (ctx.fields.has("mask") && ctx.fields.raw("mask").is_object()) {
@@ -44,6 +60,8 @@ Trace run_prob(ScenarioContext& ctx) {
   const auto d = attention_dims(in.q, in.v);
   const Mask mask = read_prob_mask(ctx, d.B, d.L_Q, d.L_K);
   const ProbOptions options = read_prob_options(ctx, d.L_Q, d.L_K, d.H);
+  check_prob_sizes(ctx, options, d.B, d.H, d.L_Q, d.L_K, options.output_attention ? "output_attention" : "k");
+  check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   return prob_attention(in.q, in.k, in.v, in.scale, mask, options, ctx.level);
 }
 

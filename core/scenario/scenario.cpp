@@ -34,6 +34,17 @@ AttentionInputs read_attention_inputs(ScenarioContext& ctx) {
   return in;
 }
 
+void check_size(std::uint64_t numbers, const std::string& field, const std::string& what, const std::string& remedy) {
+  if (numbers > kMaxTensorElements)
+    throw InputError(field + ": " + what + " would hold " + std::to_string(numbers) + " numbers, more than the limit " +
+                     std::to_string(kMaxTensorElements) + remedy);
+}
+
+void check_pair_tensors(const ScenarioContext& ctx, std::uint64_t pairs, const std::string& field) {
+  if (ctx.level == TraceLevel::full)
+    check_size(pairs, field, "the (B, H, L_Q, L_K) scores and weights", "; use \"trace\": \"context\"");
+}
+
 Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
   Mask mask;
   if (!ctx.fields.has("mask")) {
@@ -103,6 +114,26 @@ json tensor_json(const xt::xarray<T>& t) {
   return nested(t.data(), shape, 0, offset);
 }
 
+// Every number of a trace must be finite (JSON has no NaN or Infinity; they would print as
+// null). The algorithms check where numbers can overflow and name the input; this is the backstop.
+void check_finite(const Trace& trace) {
+  for (const auto& [name, value] : trace.fields) {
+    const double* data = nullptr;
+    std::size_t n = 0;
+    if (const auto* t = std::get_if<Tensor>(&value)) {
+      data = t->data();
+      n = t->size();
+    } else if (const auto* d = std::get_if<double>(&value)) {
+      data = d;
+      n = 1;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(data[i]))
+        throw InputError("scenario: the trace's \"" + name + "\" holds a number that is not finite (entry " +
+                         std::to_string(i) + "): the input numbers are too large");
+  }
+}
+
 }  // namespace
 
 json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers) {
@@ -148,6 +179,11 @@ json parse_scenario_text(const std::string& text) {
     const auto colon = what.find("parse error");
     throw InputError("scenario: invalid JSON at byte " + std::to_string(e.byte) + ": " +
                      (colon == std::string::npos ? what : what.substr(colon)));
+  } catch (const json::exception& e) {  // out_of_range 406: a number beyond the double range (1e400)
+    std::string what = e.what();
+    const auto bracket = what.find("] ");
+    throw InputError("scenario: invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
+                     " (numbers must be finite doubles)");
   }
 }
 
@@ -169,6 +205,7 @@ json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_
   fields.ignore({"name", "description", "title"});  // preset metadata
 
   Trace trace = entry->run(ctx);
+  check_finite(trace);
   trace.algorithm = entry->name;
   if (dtype == "float32")
     trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");

@@ -37,6 +37,13 @@ AttentionInputs read_attention_inputs(ScenarioContext& ctx);
 // "mask": {...} for queries of length L_Q against L_K keys in B batch items.
 Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K);
 
+// A tensor the run would make (trace or working) must fit kMaxTensorElements, as inputs do:
+// throws "<field>: <what> would hold N numbers, more than the limit 16777216<remedy>".
+void check_size(std::uint64_t numbers, const std::string& field, const std::string& what,
+                const std::string& remedy = "");
+// At trace "full", the (B, H, L_Q, L_K) scores and weights; "context" keeps only one row.
+void check_pair_tensors(const ScenarioContext& ctx, std::uint64_t pairs, const std::string& field);
+
 // The algorithms a scenario may name, with the function that reads and runs each.
 using AlgorithmRunner = Trace (*)(ScenarioContext&);
 struct AlgorithmEntry {
