@@ -17,16 +17,6 @@ namespace attnplay {
 
 double default_scale(std::size_t E) { return 1.0 / std::sqrt(static_cast<double>(E)); }
 
-namespace {
-
-std::string number_text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-
-}  // namespace
-
 void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b, std::size_t i,
                           std::size_t h, std::size_t j) {
   const double qk = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, h), q.shape()[3]);

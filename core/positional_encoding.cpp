@@ -23,16 +23,6 @@
 
 namespace attnplay {
 
-namespace {
-
-std::string number_text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-
-}  // namespace
-
 Trace positional_encoding(std::size_t num_steps, std::size_t encoding_dim, double base) {
   const std::size_t half = encoding_dim / 2;
   // 1. denominators base^(2j/d)

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ struct OverflowError : InputError {
       : InputError(tensor_ + ": " + detail_), tensor(tensor_), detail(detail_) {}
   std::string tensor, detail;
 };
+
+// A number as error messages show it ("%g": 1e+200, 0.5).
+inline std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 
 // Dimensions of an attention call in the reference layout.
 struct AttentionDims {

@@ -16,11 +16,6 @@ namespace {
 // Kernel evaluations one scenario may ask for (about a second of work).
 constexpr std::uint64_t kMaxKernelEvaluations = std::uint64_t{1} << 28;
 
-std::string number_text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
 
 }  // namespace
 
