@@ -35,7 +35,14 @@ Trace run_additive(ScenarioContext& ctx) {
     weights.W_q = w.tensor("W_q", {h, Dim::of(E_q, "E_q of q")});
     const std::size_t H = weights.W_q.shape()[0];
     weights.W_k = w.tensor("W_k", {Dim::of(H, "h of W_q"), Dim::of(E_k, "E_k of k")});
-    weights.w_v = w.tensor("w_v", {Dim::of(H, "h of W_q")});
+    // (h), or torch's nn.Linear(h, 1).weight layout (1, h)
+    const json& w_v = w.raw("w_v");
+    if (w_v.is_array() && !w_v.empty() && w_v[0].is_array()) {
+      weights.w_v = read_tensor(w_v, w.path_of("w_v"), {Dim::of(1, "out = 1"), Dim::of(H, "h of W_q")}, nullptr);
+      weights.w_v.reshape({H});
+    } else {
+      weights.w_v = w.tensor("w_v", {Dim::of(H, "h of W_q")});
+    }
     ctx.record_shape("W_q", Shape(weights.W_q.shape().begin(), weights.W_q.shape().end()));
     ctx.record_shape("W_k", Shape(weights.W_k.shape().begin(), weights.W_k.shape().end()));
     ctx.record_shape("w_v", Shape(weights.w_v.shape().begin(), weights.w_v.shape().end()));
