@@ -97,13 +97,7 @@ Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
       // 4. mask, softmax over the keys, weighted sum of the values
       if (!masked_softmax_row(score_row.data(), mask, b, i, L_K, weight_row.data()))
         empty_rows.add(b, 0, i);
-      double* ci = row_ptr(context, b, i, 0);
-      for (std::size_t j = 0; j < L_K; ++j) {
-        const double w = weight_row[j];
-        if (w == 0.0) continue;
-        const double* vj = row_ptr(v, b, j, 0);
-        for (std::size_t d = 0; d < D; ++d) ci[d] += w * vj[d];
-      }
+      weighted_values(weight_row.data(), v, b, 0, row_ptr(context, b, i, 0));
       if (full) {
         std::copy(score_row.begin(), score_row.end(), &scores(b, 0, i, 0));
         std::copy(weight_row.begin(), weight_row.end(), &attention(b, 0, i, 0));

@@ -53,31 +53,21 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
     weights = Tensor::from_shape({B, H, L_Q, L_K});
   }
   Tensor context = xt::zeros<double>({B, L_Q, H, D});
-  std::vector<double> score_row(L_K), weight_row(L_K);
+  std::vector<double> scores_i(L_K), weight_row(L_K);
   EmptyRowWarnings empty_rows;
 
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t i = 0; i < L_Q; ++i) {
         // 1. scaled scores of query i against every key
-        const double* qi = row_ptr(q, b, i, h);
-        for (std::size_t j = 0; j < L_K; ++j) {
-          score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
-          if (!std::isfinite(score_row[j])) throw_score_overflow(q, k, b, i, h, j);
-        }
+        score_row(q, k, b, i, h, scale, scores_i.data());
         // 2. mask and softmax over the keys (dim=-1)
-        if (!masked_softmax_row(score_row.data(), mask, b, i, L_K, weight_row.data()))
+        if (!masked_softmax_row(scores_i.data(), mask, b, i, L_K, weight_row.data()))
           empty_rows.add(b, h, i);
         // 3. weighted sum of the values
-        double* ci = row_ptr(context, b, i, h);
-        for (std::size_t j = 0; j < L_K; ++j) {
-          const double w = weight_row[j];
-          if (w == 0.0) continue;
-          const double* vj = row_ptr(v, b, j, h);
-          for (std::size_t d = 0; d < D; ++d) ci[d] += w * vj[d];
-        }
+        weighted_values(weight_row.data(), v, b, h, row_ptr(context, b, i, h));
         if (full) {
-          std::copy(score_row.begin(), score_row.end(), &scores(b, h, i, 0));
+          std::copy(scores_i.begin(), scores_i.end(), &scores(b, h, i, 0));
           std::copy(weight_row.begin(), weight_row.end(), &weights(b, h, i, 0));
         }
       }

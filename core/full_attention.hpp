@@ -1,5 +1,8 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 #include "mask.hpp"
 #include "trace.hpp"
 
@@ -18,6 +21,31 @@ double default_scale(std::size_t E);
 // when q.k itself is finite, on "q" otherwise. Shared by full and prob attention.
 [[noreturn]] void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b,
                                        std::size_t i, std::size_t h, std::size_t j);
+
+// The two row kernels of every softmax attention here (full, prob, additive):
+// out[j] = scale * q[b,i,h,:] . k[b,j,h,:] for every key j; a score that is not finite throws
+// (OverflowError on "q" or "scale", see throw_score_overflow).
+inline void score_row(const Tensor& q, const Tensor& k, std::size_t b, std::size_t i, std::size_t h,
+                      double scale, double* out) {
+  const std::size_t L_K = k.shape()[1], E = q.shape()[3];
+  const double* qi = row_ptr(q, b, i, h);
+  for (std::size_t j = 0; j < L_K; ++j) {
+    out[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
+    if (!std::isfinite(out[j])) throw_score_overflow(q, k, b, i, h, j);
+  }
+}
+
+// out[:] = sum_j weights[j] v[b,j,h,:] over the L_K keys (keys of weight 0 are skipped).
+inline void weighted_values(const double* weights, const Tensor& v, std::size_t b, std::size_t h, double* out) {
+  const std::size_t L_K = v.shape()[1], D = v.shape()[3];
+  std::fill(out, out + D, 0.0);
+  for (std::size_t j = 0; j < L_K; ++j) {
+    const double w = weights[j];
+    if (w == 0.0) continue;
+    const double* vj = row_ptr(v, b, j, h);
+    for (std::size_t d = 0; d < D; ++d) out[d] += w * vj[d];
+  }
+}
 
 // Collects "no allowed key" rows and turns them into a bounded number of warnings.
 class EmptyRowWarnings {

@@ -188,7 +188,7 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
     attn = Tensor::from_shape({B, H, L_Q, L_K});
     std::fill(attn.data(), attn.data() + attn.size(), 1.0 / static_cast<double>(L_K));
   }
-  std::vector<double> acc(D), score_row(L_K), weight_row(L_K);
+  std::vector<double> acc(D), scores_i(L_K), weight_row(L_K);
   std::vector<std::int64_t> slot(L_Q);  // t with top_index[b,h,t] = i, or -1
   std::uint64_t rows_computed = 0;
   EmptyRowWarnings empty_rows;
@@ -230,24 +230,13 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
       for (std::size_t i = 0; i < L_Q; ++i) {
         if (!updated[(b * H + h) * L_Q + i]) continue;
         ++rows_computed;
-        const double* qi = row_ptr(q, b, i, h);
-        for (std::size_t j = 0; j < L_K; ++j) {
-          score_row[j] = scale * dot(qi, row_ptr(k, b, j, h), E);
-          if (!std::isfinite(score_row[j])) throw_score_overflow(q, k, b, i, h, j);
-        }
-        if (!masked_softmax_row(score_row.data(), mask, b, i, L_K, weight_row.data())) empty_rows.add(b, h, i);
-        double* ci = row_ptr(context, b, i, h);
-        std::fill(ci, ci + D, 0.0);
-        for (std::size_t j = 0; j < L_K; ++j) {
-          const double w = weight_row[j];
-          if (w == 0.0) continue;
-          const double* vj = row_ptr(v, b, j, h);
-          for (std::size_t d = 0; d < D; ++d) ci[d] += w * vj[d];
-        }
+        score_row(q, k, b, i, h, scale, scores_i.data());
+        if (!masked_softmax_row(scores_i.data(), mask, b, i, L_K, weight_row.data())) empty_rows.add(b, h, i);
+        weighted_values(weight_row.data(), v, b, h, row_ptr(context, b, i, h));
         if (options.output_attention) std::copy(weight_row.begin(), weight_row.end(), &attn(b, h, i, 0));
         if (full && slot[i] >= 0) {
           const auto t = static_cast<std::size_t>(slot[i]);
-          std::copy(score_row.begin(), score_row.end(), &scores_top(b, h, t, 0));
+          std::copy(scores_i.begin(), scores_i.end(), &scores_top(b, h, t, 0));
           std::copy(weight_row.begin(), weight_row.end(), &weights_top(b, h, t, 0));
           for (std::size_t j = 0; j < L_K; ++j) allowed_top(b, h, t, j) = mask.allows(b, i, j);
         }
