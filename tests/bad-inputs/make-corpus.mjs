@@ -223,7 +223,7 @@ B('additive: hidden a string', withFields(ADDITIVE, { weights: undefined, hidden
 B('additive: weights a string', withFields(ADDITIVE, { weights: 'random' }), 'weights');
 B('additive: W_q columns != E_q', withFields(ADDITIVE, { 'weights.W_q': [[1, 0], [0, 1]] }), 'weights.W_q[0]');
 B('additive: W_k rows != rows of W_q', withFields(ADDITIVE, { 'weights.W_k': [[1, 0], [0, 1], [1, 1]] }), 'weights.W_k');
-B('additive: w_v 2-D', withFields(ADDITIVE, { 'weights.w_v': [[1], [-1]] }), 'weights.w_v[0]');
+B('additive: w_v (h, 1) instead of (h) or (1, h)', withFields(ADDITIVE, { 'weights.w_v': [[1], [-1]] }), 'weights.w_v');
 B('additive: w_v missing', withFields(ADDITIVE, { 'weights.w_v': undefined }), 'weights.w_v');
 B('additive: W_q rows != hidden', withFields(ADDITIVE, { hidden: 3 }), 'weights.W_q');
 B('additive: valid_lens wrong length', withFields(ADDITIVE, { mask: { kind: 'valid_lens', valid_lens: [1, 1] } }), 'mask.valid_lens');
