@@ -86,6 +86,7 @@ export async function load() {
   return {
     run: makeRun(core),
     presets: () => JSON.parse(core.presets()),
+    algorithms: () => JSON.parse(core.algorithms()), // the names this core implements
     memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks
   };
 }

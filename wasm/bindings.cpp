@@ -53,6 +53,13 @@ std::string presets_json() {
   return list.dump();
 }
 
+// The names of the algorithms this core implements, as a JSON list.
+std::string algorithms_json() {
+  attnplay::json names = attnplay::json::array();
+  for (const auto& a : attnplay::algorithms()) names.push_back(a.name);
+  return names.dump();
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnplay) {
@@ -60,4 +67,5 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("outputBuffer", &output_buffer);
   emscripten::function("releaseOutputs", &release_outputs);
   emscripten::function("presets", &presets_json);
+  emscripten::function("algorithms", &algorithms_json);
 }

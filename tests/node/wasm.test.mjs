@@ -96,3 +96,13 @@ test('seeded ProbAttention draws the same samples natively and in WASM', () => {
   }
   assert.equal(indices.size, 4, 'different seeds draw different samples; the mask does not change them');
 });
+
+test('algorithms(): the names the core implements, each one runnable', () => {
+  const names = wasm.algorithms();
+  assert.ok(names.includes('full') && names.includes('prob'));
+  for (const name of names) {
+    // an empty scenario of each algorithm must fail on one of its own fields, not on "algorithm"
+    assert.throws(() => wasm.run({ algorithm: name }), (e) => !e.message.startsWith('algorithm:'));
+  }
+  assert.throws(() => wasm.run({ algorithm: "nope" }), { message: new RegExp(`^algorithm: expected one of "${names[0]}"`) });
+});

@@ -412,6 +412,45 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   await side.waitFor({ state: 'detached' });
 });
 
+test('Nadaraya-Watson: d2l\'s plot, the loss per epoch, and the kernel changed live like the core', async () => {
+  await open('#preset=d2l-nadaraya-watson-trained');
+  const nw = el().locator('[data-field="nadaraya-watson"]');
+  const plot = nw.locator('svg[data-field="nw-plot"]');
+  await plot.waitFor({ state: 'visible' });
+  assert.equal(await plot.getAttribute('role'), 'img');
+  assert.match(await plot.getAttribute('aria-label'), /50 training points/);
+  assert.equal(await plot.locator('circle.train-point').count(), 50 + 1); // the points, and the legend's dot
+  assert.equal(await plot.locator('[data-field="x_train"] circle.train-point').count(), 50);
+  assert.match(await plot.locator('path.pred').getAttribute('d'), /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){49}$/);
+  assert.equal(await plot.locator('path.truth').count(), 1);
+  assert.deepEqual(await plot.locator('.legend-text').allTextContents(), ['Truth', 'Pred', 'training points']);
+  const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  const e0 = wasm.run(s0);
+  const loss = nw.locator('svg[data-field="nw-loss"]');
+  assert.equal(await loss.locator('circle.loss-point').count(), 5);
+  const shownLoss = await loss.locator('circle.loss-point').evaluateAll((cs) => cs.map((c) => Number(c.dataset.value)));
+  shownLoss.forEach((l, i) => assert.ok(Math.abs(l - e0.loss[i]) <= 1e-12, `loss[${i}]`));
+  assert.equal((await nw.locator('[data-field="w_history"]').innerText()).split('→').length, 6);
+  assert.ok(!(await nw.innerText()).includes('NaN'));
+  // the kernel, from its control: recomputed live, as the core does in node
+  const before = await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat);
+  await input('kernel').selectOption('boxcar');
+  await page.waitForFunction(() => document.querySelector('attention-playground').scenario.kernel === 'boxcar');
+  const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual({ ...s1, kernel: 'gaussian' }, s0);
+  const after = await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat);
+  assert.notDeepEqual(after, before);
+  assert.deepEqual(after, wasm.run(s1).y_hat);
+  assert.match(await plot.getAttribute('aria-label'), /kernel boxcar/);
+  // w, from its number input
+  await input('w').fill('2');
+  const s2 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.equal(s2.w, 2);
+  assert.deepEqual(await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat), wasm.run(s2).y_hat);
+  await page.screenshot({ path: path.join(os.tmpdir(), 'page-nadaraya.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
 test('dist/attention-playground.html works alone from file://', async () => {
   const file = path.join(dist, 'attention-playground.html');
   assert.ok(fs.existsSync(file), 'dist/attention-playground.html is missing');
@@ -429,4 +468,11 @@ test('screenshot, and no console errors or CSP violations', async () => {
   const csp = await page.evaluate(() => window.__csp);
   assert.deepEqual(csp, []);
   assert.deepEqual(problems, []);
+});
+
+test('the algorithm control offers exactly the algorithms this core implements', async () => {
+  await open();
+  const offered = await input('algorithm').locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual([...offered].sort(), [...wasm.algorithms()].sort());
+  assert.ok(offered.includes('prob') && offered.includes('full'));
 });

@@ -21,6 +21,8 @@ export type Outcome =
 export interface Engine {
   run(scenario: Scenario): Outcome;
   presets(): Preset[];
+  /** The algorithms the loaded core implements (SPEC lists more than a given build may have). */
+  algorithms(): string[];
 }
 
 let enginePromise: Promise<Engine> | null = null;
@@ -33,6 +35,7 @@ export function errorField(message: string): string {
 
 function wrap(core: Core): Engine {
   let presetCache: Preset[] | null = null;
+  let algorithmCache: string[] | null = null;
   return {
     run(scenario) {
       try {
@@ -45,6 +48,10 @@ function wrap(core: Core): Engine {
     presets() {
       presetCache ??= core.presets();
       return presetCache;
+    },
+    algorithms() {
+      algorithmCache ??= core.algorithms();
+      return algorithmCache;
     },
   };
 }

@@ -10,7 +10,7 @@
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
 import { getEngine, type Engine, type Outcome, type Preset, type Scenario, type Trace } from './compute';
-import { PITFALL_KEYS, PROP, PROPS, changedPitfalls, dimNames, QKV_ALGORITHMS, dims, get, normalise, referenceScenario, resize, samplesFit, set, setIn,
+import { PITFALL_KEYS, PROP, PROPS, changedPitfalls, setImplementedAlgorithms, dimNames, QKV_ALGORITHMS, dims, get, normalise, referenceScenario, resize, samplesFit, set, setIn,
   type DimName, type Panel, type PitfallKey, type Stash } from './state';
 import { append, clear, h } from './dom';
 import { clone, parseNumber, prettyJson, range, shapeOf } from './format';
@@ -19,6 +19,7 @@ import { propControl, type ControlContext } from './views/controls';
 import { allowedEditor, lensEditor, pathText, tensorEditor } from './views/grid-editor';
 import { costLine, results, warningList } from './views/results';
 import { probView } from './views/prob';
+import { nadarayaView } from './views/nadaraya';
 import { pitfallHint, pitfallView } from './views/pitfalls';
 
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
@@ -119,6 +120,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#started = true;
     getEngine().then((engine) => {
       this.#engine = engine;
+      setImplementedAlgorithms(engine.algorithms());
       this.#initialScenario();
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
       this.#resolveReady();
@@ -610,6 +612,7 @@ export class AttentionPlayground extends HTMLElement {
         panel.append(costLine(this.#trace, lang));
         const w = warningList(this.#trace, lang);
         if (w) panel.append(w);
+        if (this.#trace.algorithm === 'nadaraya_watson') panel.append(nadarayaView({ trace: this.#trace, scenario: this.#scenario, lang }));
         panel.append(results({ trace: this.#trace, b: this.#b, h: this.#h, lang }));
       }
     }

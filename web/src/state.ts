@@ -50,9 +50,17 @@ const maskIs = (...kinds: string[]) => (s: Scenario) => hasMask(s) && kinds.incl
 /** ProbAttention's fields: the prob algorithm, or multihead with inner "prob". */
 export const isProb = (s: Scenario) => alg(s) === 'prob' || (alg(s) === 'multihead' && s.inner === 'prob');
 
+// The algorithms the loaded core implements (set once the core is loaded): the algorithm control
+// offers only those, so a learner never picks one this build cannot run.
+let implemented: ReadonlySet<string> | null = null;
+export function setImplementedAlgorithms(names: readonly string[]): void {
+  implemented = new Set(names);
+}
+
 export const PROPS: readonly Prop[] = [
   { key: 'algorithm', kind: 'enum', panel: 'algorithm', label: { en: 'Algorithm', zh: '算法' },
-    options: () => ALGORITHMS, applies: () => true, initial: () => 'full' },
+    options: () => (implemented ? ALGORITHMS.filter((a) => implemented!.has(a)) : ALGORITHMS),
+    applies: () => true, initial: () => 'full' },
   { key: 'q', kind: 'tensor', panel: 'tensors', label: { en: 'Q (queries)', zh: 'Q（查询）' },
     applies: (s) => QKV_ALGORITHMS.has(alg(s)), initial: () => [[[[1, 0]], [[0, 1]]]] },
   { key: 'k', kind: 'tensor', panel: 'tensors', label: { en: 'K (keys)', zh: 'K（键）' },
@@ -144,6 +152,24 @@ export const PROPS: readonly Prop[] = [
     applies: isAlg('pooling'), initial: () => 2 },
   { key: 'stride', kind: 'int', panel: 'options', label: { en: 'stride', zh: '步长' }, min: 1, max: 64,
     applies: isAlg('pooling'), initial: () => 2 },
+  // nadaraya_watson's `kernel` is a name where pooling's is a size: two entries, one key, never both
+  // applying (PROP.kernel is the last one; `fits` keeps a stashed value of the wrong type out).
+  { key: 'kernel', kind: 'enum', panel: 'options', label: { en: 'kernel K(u)', zh: '核函数 K(u)' },
+    options: () => ['gaussian', 'boxcar', 'constant', 'epanechnikov'],
+    applies: isAlg('nadaraya_watson'), optional: true, default: 'gaussian',
+    choices: [
+      { value: 'gaussian', label: { en: 'gaussian exp(−u²/2)', zh: '高斯 exp(−u²/2)' } },
+      { value: 'boxcar', label: { en: 'boxcar [|u| < 1]', zh: '矩形 [|u| < 1]' } },
+      { value: 'constant', label: { en: 'constant 1 (average pooling)', zh: '常数 1（平均汇聚）' } },
+      { value: 'epanechnikov', label: { en: 'epanechnikov max(0, 1 − |u|)', zh: 'Epanechnikov max(0, 1 − |u|)' } },
+    ],
+    help: { en: 'u = (x_query − x_train) · w; weights = K(u) / Σ K(u)', zh: 'u = (x_query − x_train) · w；权重 = K(u) / Σ K(u)' } },
+  { key: 'dataset.n_train', kind: 'int', panel: 'options', label: { en: 'training points n_train', zh: '训练样本数 n_train' },
+    min: 1, max: 1000, applies: (s) => alg(s) === 'nadaraya_watson' && s.x_train === undefined, initial: () => 50,
+    help: { en: 'd2l\'s data set: x = 5u sorted, y = 2 sin x + x^0.8 + 0.5z', zh: 'd2l 的数据集：x = 5u 排序，y = 2 sin x + x^0.8 + 0.5z' } },
+  { key: 'w', kind: 'number', panel: 'options', label: { en: 'w (kernel width⁻¹)', zh: 'w（核宽度的倒数）' },
+    applies: isAlg('nadaraya_watson'), optional: true, default: 1,
+    help: { en: 'with train: the starting w', zh: '训练时：w 的初始值' } },
   { key: 'trace', kind: 'enum', panel: 'options', label: { en: 'trace', zh: '追踪' }, options: () => ['full', 'context'],
     applies: () => true, optional: true, default: 'full' },
   { key: 'dtype', kind: 'enum', panel: 'options', label: { en: 'dtype', zh: '数据类型' }, options: () => ['float64', 'float32'],
@@ -184,7 +210,7 @@ export function set(s: Scenario, key: string, value: unknown): void {
   if (value === undefined && parts.length > 1 && Object.keys(cur).length === 0) set(s, parts.slice(0, -1).join('.'), undefined);
 }
 
-/** Values put aside by normalise(), by key, to restore when they apply again. */
+/** Values put aside by normalise(), by key (`kernel#i` for a key entries share), to restore when they apply again. */
 export type Stash = Record<string, unknown>;
 
 /**
@@ -195,29 +221,35 @@ export type Stash = Record<string, unknown>;
  */
 export function normalise(s: Scenario, stash: Stash, prev?: Scenario): Scenario {
   if (!prev) return s;
+  // A key two entries share (`kernel`): the one that starts applying owns the value it writes,
+  // which the one that stops applying must not put aside.
+  const owned = new Set<string>();
   for (let pass = 0; pass < 4; pass++) {
     let changed = false;
     for (const prop of PROPS) {
       const value = get(s, prop.key);
       const applies = prop.applies(s);
       const applied = prop.applies(prev);
-      if (!applies && applied && value !== undefined) {
-        stash[prop.key] = value;
+      const where = stashKey(prop);
+      if (!applies && applied && value !== undefined && !owned.has(prop.key)) {
+        stash[where] = value;
         set(s, prop.key, undefined);
         changed = true;
       } else if (applies && prop.kind === 'enum' && value !== undefined && prop.options &&
                  !prop.options(s).includes(String(value)) && prop.options(prev).includes(String(value))) {
-        stash[prop.key] = value;
+        stash[where] = value;
         set(s, prop.key, prop.optional ? undefined : prop.initial?.(s));
         changed = true;
       } else if (applies && !applied && value === undefined) {
-        const kept = stash[prop.key];
+        const kept = stash[where];
         if (kept !== undefined && fits(s, prop, kept)) {
           set(s, prop.key, kept);
-          delete stash[prop.key];
+          delete stash[where];
+          owned.add(prop.key);
           changed = true;
         } else if (!prop.optional && prop.initial) {
           set(s, prop.key, prop.initial(s));
+          owned.add(prop.key);
           changed = true;
         }
       }
@@ -225,6 +257,12 @@ export function normalise(s: Scenario, stash: Stash, prev?: Scenario): Scenario 
     if (!changed) break;
   }
   return s;
+}
+
+/** Where a property's value is put aside: its key, with the algorithm when entries share the key. */
+function stashKey(prop: Prop): string {
+  const shared = PROPS.filter((p) => p.key === prop.key);
+  return shared.length > 1 ? `${prop.key}#${shared.indexOf(prop)}` : prop.key;
 }
 
 /** Whether a stashed value still fits the scenario's shapes. */
@@ -237,6 +275,7 @@ function fits(s: Scenario, prop: Prop, value: unknown): boolean {
   if (prop.kind === 'lens') return shapeOf(value)[0] === d.B;
   if (prop.kind === 'index') return false; // sample_index is managed by the prob view
   if (prop.kind === 'enum' && prop.options) return prop.options(s).includes(String(value));
+  if (prop.kind === 'int' || prop.kind === 'number') return typeof value === 'number';
   return true;
 }
 

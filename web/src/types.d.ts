@@ -12,6 +12,7 @@ declare module '*/wasm/attnplay.mjs' {
   export interface Core {
     run(scenario: object | string, options?: { typed?: boolean }): Record<string, unknown>;
     presets(): PresetRecord[];
+    algorithms(): string[];
   }
   export function load(): Promise<Core>;
 }
