@@ -2,6 +2,7 @@
 //   attnplay run FILE|-            scenario JSON (file or stdin) -> trace JSON on stdout
 //   attnplay run --preset NAME     a built-in scenario
 //   attnplay presets [--json]      the built-in scenarios
+//   attnplay algorithms [--json]   the registered algorithms
 // Errors: one line on stderr naming the field, exit status 1 (2 for usage).
 #include <fstream>
 #include <iostream>
@@ -16,7 +17,7 @@ namespace {
 constexpr std::size_t kMaxInputBytes = 256u << 20;
 
 int usage() {
-  std::cerr << "usage: attnplay run FILE|- | attnplay run --preset NAME | attnplay presets [--json]\n";
+  std::cerr << "usage: attnplay run FILE|- | attnplay run --preset NAME | attnplay presets [--json] | attnplay algorithms [--json]\n";
   return 2;
 }
 
@@ -26,25 +27,29 @@ std::string read_input(const std::string& file) {
     buffer << std::cin.rdbuf();
   } else {
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw attnplay::InputError(file + ": cannot open file");
+    if (!in) throw attnplay::InputError(file, "cannot open file");
     buffer << in.rdbuf();
   }
   std::string text = buffer.str();
-  if (text.size() > kMaxInputBytes) throw attnplay::InputError("scenario: larger than 256 MB");
+  if (text.size() > kMaxInputBytes) throw attnplay::InputError("", "larger than 256 MB");
   return text;
 }
 
 int list_presets(bool as_json) {
-  using attnplay::json;
-  json list = json::array();
-  for (const auto& p : attnplay::presets()) {
-    if (as_json)
-      list.push_back({{"name", p.name}, {"title", p.title}, {"title_zh", p.title_zh},
-                      {"description", p.description}, {"scenario", p.scenario}});
-    else
-      std::cout << p.name << "\t" << p.title << "\n";
+  if (as_json) {
+    std::cout << attnplay::presets_json().dump() << "\n";
+    return 0;
   }
-  if (as_json) std::cout << list.dump() << "\n";
+  for (const auto& p : attnplay::presets()) std::cout << p.name << "\t" << p.title << "\n";
+  return 0;
+}
+
+int list_algorithms(bool as_json) {
+  if (as_json) {
+    std::cout << attnplay::algorithms_json().dump() << "\n";
+    return 0;
+  }
+  for (const auto& a : attnplay::algorithms()) std::cout << a.name << "\t" << a.title << "\n";
   return 0;
 }
 
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.size() >= 1 && args[0] == "presets") return list_presets(args.size() == 2 && args[1] == "--json");
+    if (args.size() >= 1 && args[0] == "algorithms") return list_algorithms(args.size() == 2 && args[1] == "--json");
     if (args.size() == 2 && args[0] == "run") {
       const auto scenario = attnplay::parse_scenario_text(read_input(args[1]));
       std::cout << attnplay::run_scenario(scenario).dump() << "\n";
@@ -61,7 +67,7 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 3 && args[0] == "run" && args[1] == "--preset") {
       const auto* preset = attnplay::find_preset(args[2]);
-      if (!preset) throw attnplay::InputError("--preset: no preset named \"" + args[2] + "\" (see attnplay presets)");
+      if (!preset) throw attnplay::InputError("--preset", "no preset named \"" + args[2] + "\" (see attnplay presets)");
       std::cout << attnplay::run_scenario(preset->scenario).dump() << "\n";
       return 0;
     }

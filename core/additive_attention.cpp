@@ -20,8 +20,8 @@
 
 #include <cmath>
 
-#include "full_attention.hpp"
-#include "linear.hpp"
+#include "attention_rows.hpp"
+#include "nn_linear.hpp"
 
 namespace attnplay {
 

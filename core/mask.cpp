@@ -17,6 +17,46 @@ const char* mask_kind_name(MaskKind kind) {
   return "none";
 }
 
+void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
+                  std::vector<std::uint32_t>& keys) {
+  keys.clear();
+  // the causal flag (or kind) caps the keys at i
+  const std::size_t end = mask.requires_causal() ? std::min(L_K, i + 1) : L_K;
+  const auto add_range = [&](std::size_t from, std::size_t to, std::size_t step) {
+    for (std::size_t j = from; j < to; j += step) keys.push_back(static_cast<std::uint32_t>(j));
+  };
+  const auto window = static_cast<std::size_t>(mask.window);
+  const std::size_t local_from = i > window ? i - window : 0, local_to = std::min(end, i + window + 1);
+  switch (mask.kind) {
+    case MaskKind::none:
+    case MaskKind::causal: add_range(0, end, 1); return;
+    case MaskKind::valid_lens: {
+      const auto len = mask.valid_lens.dimension() == 1 ? mask.valid_lens(b) : mask.valid_lens(b, i);
+      add_range(0, std::min(end, static_cast<std::size_t>(std::max<std::int64_t>(len, 0))), 1);
+      return;
+    }
+    case MaskKind::local: add_range(local_from, local_to, 1); return;
+    case MaskKind::atrous: {  // j = i mod k, i mod k + k, ...
+      const auto k = static_cast<std::size_t>(mask.dilation);
+      add_range(i % k, end, k);
+      return;
+    }
+    case MaskKind::strided: {  // the atrous keys before the window, the window, the atrous keys after it
+      const auto s = static_cast<std::size_t>(mask.stride);
+      std::size_t j = i % s;
+      for (; j < local_from && j < end; j += s) keys.push_back(static_cast<std::uint32_t>(j));
+      add_range(local_from, local_to, 1);
+      j = local_to > i ? i + ((local_to - i + s - 1) / s) * s : end;  // the first i + m s >= local_to
+      add_range(j, end, s);
+      return;
+    }
+    case MaskKind::explicit_allowed:
+      for (std::size_t j = 0; j < end; ++j)
+        if (mask.allowed(i, j)) keys.push_back(static_cast<std::uint32_t>(j));
+      return;
+  }
+}
+
 BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q,
                           std::size_t L_K) {
   BoolTensor out = BoolTensor::from_shape({B, H, L_Q, L_K});
@@ -25,27 +65,6 @@ BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::s
       for (std::size_t i = 0; i < L_Q; ++i)
         for (std::size_t j = 0; j < L_K; ++j) out(b, h, i, j) = mask.allows(b, i, j);
   return out;
-}
-
-bool masked_softmax_row(const double* scores, const Mask& mask, std::size_t b, std::size_t i,
-                        std::size_t n, double* out) {
-  const bool unmasked = mask.is_none();
-  double max = -std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < n; ++j) {
-    out[j] = (unmasked || mask.allows(b, i, j)) ? scores[j] : mask.fill;
-    max = std::max(max, out[j]);
-  }
-  if (std::isinf(max) && max < 0) {  // every key masked with -inf
-    std::fill(out, out + n, 0.0);
-    return false;
-  }
-  double sum = 0.0;
-  for (std::size_t j = 0; j < n; ++j) {
-    out[j] = std::exp(out[j] - max);
-    sum += out[j];
-  }
-  for (std::size_t j = 0; j < n; ++j) out[j] /= sum;
-  return true;
 }
 
 }  // namespace attnplay

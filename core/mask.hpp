@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "tensor.hpp"
 
@@ -33,6 +34,11 @@ struct Mask {
   double fill = -std::numeric_limits<double>::infinity();
 
   bool is_none() const { return kind == MaskKind::none && !causal; }
+
+  // Whether attention under this mask is computed sparsely: only the allowed pairs, listed by
+  // allowed_keys. True for every kind but none when the fill is -inf (a masked key then has
+  // weight exactly 0); a finite fill gives masked keys a weight, so every pair is computed.
+  bool is_sparse() const { return !is_none() && std::isinf(fill) && fill < 0; }
   bool requires_causal() const { return kind == MaskKind::causal || causal; }
 
   // Whether query i of batch item b may attend to key j.
@@ -57,16 +63,14 @@ struct Mask {
 
 const char* mask_kind_name(MaskKind kind);
 
+// The keys j < L_K that query i of batch item b may attend to, ascending, written to keys
+// (cleared first). O(allowed keys) for causal, valid_lens, local, atrous and strided masks; O(L_K)
+// for explicit ones and "none".
+void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
+                  std::vector<std::uint32_t>& keys);
+
 // The full (B, H, L_Q, L_K) boolean picture of a mask, for the trace.
 BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q,
                           std::size_t L_K);
-
-// Masked softmax of one row of n scaled scores, written to out.
-//   1. masked entries take the mask's fill;
-//   2. out = exp(s - max) / sum exp(s - max).
-// With fill = -inf and no allowed key, the row is all zeros and the function returns false
-// (the caller warns); a finite fill gives d2l's behaviour (a uniform row).
-bool masked_softmax_row(const double* scores, const Mask& mask, std::size_t b, std::size_t i,
-                        std::size_t n, double* out);
 
 }  // namespace attnplay

@@ -28,7 +28,7 @@
 #include <cmath>
 
 #include "full_attention.hpp"
-#include "linear.hpp"
+#include "nn_linear.hpp"
 
 namespace attnplay {
 
@@ -82,10 +82,10 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   const std::size_t H = options.num_heads;
   const std::size_t hq = weights.W_q.shape()[0], hv = weights.W_v.shape()[0], out = weights.W_o.shape()[0];
   if (H == 0 || hq % H != 0)
-    throw InputError("num_heads: " + std::to_string(H) + " does not divide num_hiddens = " + std::to_string(hq) +
+    throw InputError("num_heads", "" + std::to_string(H) + " does not divide num_hiddens = " + std::to_string(hq) +
                      " (the rows of W_q)");
   if (hv % H != 0)
-    throw InputError("num_heads: " + std::to_string(H) + " does not divide the " + std::to_string(hv) +
+    throw InputError("num_heads", "" + std::to_string(H) + " does not divide the " + std::to_string(hv) +
                      " rows of W_v");
 
   // 1. projections, split into heads: head h = columns h*d_head ..
@@ -110,7 +110,7 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
       inner = prob_attention(q, k, v, scale, options.mask, prob, level);
     }
   } catch (const OverflowError& e) {  // the inner attention names its q, k, v: our projections
-    const std::string input = e.tensor == "q" ? "queries" : e.tensor == "k" ? "keys" : e.tensor == "v" ? "values" : e.tensor;
+    const std::string input = e.field == "q" ? "queries" : e.field == "k" ? "keys" : e.field == "v" ? "values" : e.field;
     throw OverflowError(input, e.detail + " (in the projected heads)");
   }
   Tensor head_context;

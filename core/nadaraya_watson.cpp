@@ -12,23 +12,32 @@
 // zero weights, y_hat 0 and a warning. The constant kernel gives the mean of y_train for every
 // query: d2l's "average pooling" baseline.
 //
+// One function, d2l's NWKernelRegression.forward (nw_forward below), gives the weights of
+// prediction and of training, as xtensor expressions over a block of queries x keys:
+//   queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
+//   attention_weights = softmax(-((queries - keys) * w)**2 / 2, dim=1)
+//   y_hat = bmm(attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+// Prediction: keys = x_train.repeat((n_test, 1)) (broadcast), values y_train. Training: keys =
+// X_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1)), each training
+// point against all the others. Queries go in blocks of about kBlockPairs (query, key) pairs,
+// so that the largest runs (2^28 kernel evaluations at trace "context") need little memory.
+//
 // Training (d2l's NWKernelRegression): each training point x_i is a query whose keys and values
 // are all the other training points (leave-one-out), and
 //   loss(w) = sum_i (y_hat_i(w) - y_i)^2,   w <- w - lr * dloss/dw   once per epoch,
 // with the loss recorded before each step (d2l prints l.sum() of the forward pass of the epoch).
-// The derivative is analytic:
+// The derivative is analytic, with weights_j = K_j / S, S = sum_k K_k:
 //   dloss/dw = sum_i 2 (y_hat_i - y_i) sum_j (dweights_ij/dw) y_j
-//   gaussian (softmax of s_j = -u_j^2/2, u_j = (x_i - x_j) w):
-//     ds_j/dw = -u_j (x_i - x_j),   dweights_j/dw = weights_j (ds_j/dw - sum_k weights_k ds_k/dw)
-//   other kernels (weights_j = K_j / S, S = sum_k K_k):
-//     dK_j/dw = K'(u_j) (x_i - x_j),  dweights_j/dw = (dK_j/dw - weights_j sum_k dK_k/dw) / S
-//     boxcar and constant: K' = 0 (w cannot be trained; torch cannot even backpropagate through
+//   dweights_j/dw = (dK_j/dw - weights_j sum_k dK_k/dw) / S,   dK_j/dw = K'(u_j) (x_i - x_j)
+//   gaussian: K_j = exp(s_j - max_k s_k), s_j = -u_j^2/2 (the shift cancels in weights_j), so
+//     dK_j/dw = K_j ds_j/dw = K_j (-u_j (x_i - x_j)); a K_j that underflowed to 0 has dK_j/dw = 0;
+//   boxcar and constant: K' = 0 (w cannot be trained; torch cannot even backpropagate through
 //     the boxcar's comparison); epanechnikov: K' = -sign(u) where 1 - |u| > 0, else 0 (torch's
 //     abs and max give the same).
 //
 // Passes:
 //   1. (training) per epoch: leave-one-out weights, their derivatives, loss and gradient; step;
-//   2. one row of weights per query with the final w;
+//   2. the weights of every query with the final w;
 //   3. y_hat = weights y_train.
 // Cost: one "dot product" per kernel evaluation (training rows included); dense = n_query *
 // n_train; flops = 2 per kernel evaluation (one multiply-add of a value each).
@@ -36,9 +45,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 #include <vector>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 #include "rng.hpp"
 
@@ -81,106 +92,88 @@ RegressionDataset regression_dataset(std::size_t n_train, std::uint64_t seed) {
 
 namespace {
 
-// One query x against the keys x_train[j], j != skip (skip >= n: every key).
-// Writes the normalised weights (0 at skip) and, if dweights, their derivatives in w.
-// Returns false when no key is in reach: weights and derivatives are then all 0.
-bool attention_row(double x, const double* keys, std::size_t n, std::size_t skip,
-                   RegressionKernel kernel, double w, double* weights, double* dweights) {
-  if (kernel == RegressionKernel::gaussian) {
-    // softmax over j of s_j = -((x - x_j) w)^2 / 2
-    double max = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == skip) continue;
-      const double u = (x - keys[j]) * w;
-      weights[j] = -(u * u) / 2;
-      max = std::max(max, weights[j]);
-    }
-    if (!(max > -std::numeric_limits<double>::infinity())) {  // no key at all
-      std::fill(weights, weights + n, 0.0);
-      if (dweights) std::fill(dweights, dweights + n, 0.0);
-      return false;
-    }
-    double sum = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == skip) continue;
-      weights[j] = std::exp(weights[j] - max);
-      sum += weights[j];
-    }
-    for (std::size_t j = 0; j < n; ++j) weights[j] = j == skip ? 0.0 : weights[j] / sum;
-    if (dweights) {
-      double mean = 0.0;  // sum_k weights_k ds_k/dw
-      // a weight that underflowed to 0 has derivative 0 (its ds/dw may be infinite: 0 * inf = NaN)
-      for (std::size_t j = 0; j < n; ++j) {
-        const double d = x - keys[j];
-        dweights[j] = j == skip || weights[j] == 0.0 ? 0.0 : -(d * w) * d;
-        mean += weights[j] * dweights[j];
-      }
-      for (std::size_t j = 0; j < n; ++j) dweights[j] = weights[j] == 0.0 ? 0.0 : weights[j] * (dweights[j] - mean);
-    }
-    return true;
-  }
+// (query, key) pairs per block of queries: the temporaries of nw_forward stay a few MB.
+constexpr std::size_t kBlockPairs = std::size_t{1} << 16;
 
-  double sum = 0.0, dsum = 0.0;
-  for (std::size_t j = 0; j < n; ++j) {
-    double K = 0.0, dK = 0.0;
-    if (j != skip) {
-      const double d = x - keys[j];
-      const double u = d * w;
-      switch (kernel) {
-        case RegressionKernel::boxcar: K = std::abs(u) < 1.0 ? 1.0 : 0.0; break;
-        case RegressionKernel::constant: K = 1.0; break;
-        case RegressionKernel::epanechnikov: {
-          const double r = 1 - std::abs(u);
-          if (r > 0.0) {
-            K = r;
-            dK = -(u > 0 ? 1.0 : u < 0 ? -1.0 : 0.0) * d;
-          }
-          break;
-        }
-        case RegressionKernel::gaussian: break;
-      }
-    }
-    weights[j] = K;
-    if (dweights) dweights[j] = dK;
-    sum += K;
-    dsum += dK;
-  }
-  if (sum == 0.0) {
-    if (dweights) std::fill(dweights, dweights + n, 0.0);
-    return false;  // weights are already all 0
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    weights[j] /= sum;
-    if (dweights) dweights[j] = (dweights[j] - weights[j] * dsum) / sum;
-  }
-  return true;
-}
+std::size_t block_rows(std::size_t keys) { return std::max<std::size_t>(1, kBlockPairs / std::max<std::size_t>(1, keys)); }
 
-std::string format_number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
+struct Forward {
+  Tensor weights;      // (rows, m): each row sums to 1, or is all 0 (no key in reach)
+  BoolTensor reached;  // (rows, 1): the row has a key in reach
+  Tensor y_hat;        // (rows)
+  Tensor dy_hat;       // (rows): d y_hat / dw, with `derivative`
+};
+
+// d2l's NWKernelRegression.forward for a block of queries (rows): keys and values either (m),
+// shared by every query, or (rows, m), one row of keys per query.
+Forward nw_forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
+                   RegressionKernel kernel, double w, bool derivative) {
+  // queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]));  queries - keys
+  const Tensor d = xt::view(queries, xt::all(), xt::newaxis()) - keys;
+  // (queries - keys) * self.w
+  const Tensor u = d * w;
+  Tensor K, dK;  // the kernel of every pair and, with `derivative`, dK/dw
+  switch (kernel) {
+    case RegressionKernel::gaussian: {
+      // softmax(-u**2 / 2, dim=1): exp(s - s.max(dim=1)) / sum
+      const Tensor s = -(u * u) / 2;
+      const Tensor max = xt::amax(s, {1}, xt::keep_dims);
+      K = xt::exp(s - max);
+      if (derivative) dK = xt::where(K > 0.0, K * (-u * d), 0.0);  // ds/dw may be infinite where K = 0
+      break;
+    }
+    case RegressionKernel::boxcar:
+      // (torch.abs(u) < 1).float()
+      K = xt::where(xt::abs(u) < 1.0, 1.0, 0.0);
+      if (derivative) dK = xt::zeros_like(u);
+      break;
+    case RegressionKernel::constant:
+      // torch.ones_like(u)
+      K = xt::ones_like(u);
+      if (derivative) dK = xt::zeros_like(u);
+      break;
+    case RegressionKernel::epanechnikov:
+      // torch.max(1 - torch.abs(u), torch.zeros_like(u))
+      K = xt::maximum(1.0 - xt::abs(u), 0.0);
+      if (derivative) dK = xt::where(K > 0.0, -xt::sign(u) * d, 0.0);
+      break;
+  }
+  Forward f;
+  // attention_weights = K / K.sum(dim=1, keepdim=True); a row with every K = 0 stays 0
+  const Tensor total = xt::sum(K, {1}, xt::keep_dims);  // stored before dividing (TOOLCHAIN.md)
+  f.reached = total > 0.0;
+  f.weights = xt::where(f.reached, K / total, 0.0);
+  // bmm(attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+  f.y_hat = xt::sum(f.weights * values, {1});
+  if (derivative) {
+    const Tensor dtotal = xt::sum(dK, {1}, xt::keep_dims);
+    const Tensor dweights = xt::where(f.reached, (dK - f.weights * dtotal) / total, 0.0);
+    f.dy_hat = xt::sum(dweights * values, {1});
+  }
+  return f;
 }
 
 }  // namespace
 
 LeaveOneOutLoss leave_one_out_loss(const Tensor& x_train, const Tensor& y_train,
                                    RegressionKernel kernel, double w) {
-  const std::size_t n = x_train.size();
-  const double* x = x_train.data();
-  const double* y = y_train.data();
-  std::vector<double> weights(n), dweights(n);
+  const std::size_t n = x_train.size(), m = n - 1;
+  const auto others = [m](const Tensor& x, std::size_t i0, std::size_t i1) -> Tensor {
+    // X_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1)): row i is x
+    // without x[i], that is x[j] for j < i and x[j + 1] from there on
+    const auto i = xt::view(xt::arange<std::size_t>(i0, i1), xt::all(), xt::newaxis());
+    return xt::where(xt::arange<std::size_t>(m) < i, xt::view(x, xt::range(0, m)), xt::view(x, xt::range(1, m + 1)));
+  };
   LeaveOneOutLoss out;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!attention_row(x[i], x, n, i, kernel, w, weights.data(), dweights.data())) ++out.empty_rows;
-    double y_hat = 0.0, dy_hat = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      y_hat += weights[j] * y[j];
-      dy_hat += dweights[j] * y[j];
-    }
-    const double residual = y_hat - y[i];
-    out.loss += residual * residual;
-    out.gradient += 2 * residual * dy_hat;
+  for (std::size_t i0 = 0; i0 < n; i0 += block_rows(m)) {
+    const std::size_t i1 = std::min(n, i0 + block_rows(m));
+    const Tensor queries = xt::view(x_train, xt::range(i0, i1));
+    const Forward f = nw_forward(queries, others(x_train, i0, i1), others(y_train, i0, i1), kernel, w, true);
+    out.empty_rows += static_cast<std::size_t>(std::count(f.reached.begin(), f.reached.end(), false));
+    // l = loss(net(x_train, keys, values), y_train);  l.sum()
+    const Tensor residual = f.y_hat - xt::view(y_train, xt::range(i0, i1));
+    out.loss += xt::sum(residual * residual)();
+    out.gradient += xt::sum(2.0 * residual * f.dy_hat)();
   }
   return out;
 }
@@ -220,23 +213,23 @@ Trace nadaraya_watson(const Tensor& x_train, const Tensor& y_train, const Tensor
   }
   trace.set("w", w);
 
-  // 2. weights of every query with the final w;  3. y_hat = weights y_train
+  // 2. the weights of every query with the final w (keys = x_train.repeat((n_test, 1)), by
+  // broadcasting);  3. y_hat = weights y_train
   const bool full = level == TraceLevel::full;
   Tensor weights;
   if (full) weights = Tensor::from_shape({n_query, n_train});
   Tensor y_hat = Tensor::from_shape({n_query});
-  std::vector<double> row(n_train);
   std::size_t empty = 0;
-  for (std::size_t q = 0; q < n_query; ++q) {
-    if (!attention_row(x_query(q), x_train.data(), n_train, n_train, kernel, w, row.data(), nullptr)) {
-      if (++empty <= 5)
-        trace.warnings.push_back("query " + std::to_string(q) + " (x = " + format_number(x_query(q)) +
+  for (std::size_t q0 = 0; q0 < n_query; q0 += block_rows(n_train)) {
+    const std::size_t q1 = std::min(n_query, q0 + block_rows(n_train));
+    const Tensor queries = xt::view(x_query, xt::range(q0, q1));
+    const Forward f = nw_forward(queries, x_train, y_train, kernel, w, false);
+    xt::view(y_hat, xt::range(q0, q1)) = f.y_hat;
+    if (full) xt::view(weights, xt::range(q0, q1), xt::all()) = f.weights;
+    for (std::size_t q = q0; q < q1; ++q)
+      if (!f.reached(q - q0, 0) && ++empty <= 5)
+        trace.warnings.push_back("query " + std::to_string(q) + " (x = " + number_text(x_query(q)) +
                                  ") has no training point in reach: its weights and y_hat are 0");
-    }
-    double s = 0.0;
-    for (std::size_t i = 0; i < n_train; ++i) s += row[i] * y_train(i);
-    y_hat(q) = s;
-    if (full) std::copy(row.begin(), row.end(), &weights(q, 0));
   }
   if (empty > 5)
     trace.warnings.push_back("... and " + std::to_string(empty - 5) + " more queries with no training point in reach");

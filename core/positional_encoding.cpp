@@ -8,38 +8,40 @@
 // 10000; row 0 is [0, 1, 0, 1, ...]; columns 6 and 7 are a sine and a cosine of one frequency,
 // columns 8 and 9 a lower one.
 //
-// Computed in the order of d2l's code, in float64:
+// Computed as d2l's code, line by line, in float64 (xtensor expressions, broadcasting as torch):
 //   X = torch.arange(max_len).reshape(-1, 1) / torch.pow(10000, torch.arange(0, d, 2) / d)
-//   1. the denominators base^(2j/d), with the exponent 2j/d rounded as a double first;
-//   2. X[i, j] = i / denominator[j] (a division, not a multiplication by the inverse);
-//   3. P[:, 0::2] = sin(X), P[:, 1::2] = cos(X).
+//   P[:, :, 0::2] = torch.sin(X)
+//   P[:, :, 1::2] = torch.cos(X)
+// (the exponent 2j/d is rounded as a double first; X is a division, not a product with the
+// inverse, so the numbers are torch's to the last bit but for libm's sin/cos).
 // No dot products: cost 0 of 0.
 #include "positional_encoding.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
-#include <vector>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 namespace attnplay {
 
 Trace positional_encoding(std::size_t num_steps, std::size_t encoding_dim, double base) {
-  const std::size_t half = encoding_dim / 2;
-  // 1. denominators base^(2j/d)
-  std::vector<double> denominator(half);
-  for (std::size_t j = 0; j < half; ++j)
-    denominator[j] = std::pow(base, static_cast<double>(2 * j) / static_cast<double>(encoding_dim));
+  const auto d = static_cast<double>(encoding_dim);
+  const Tensor position = xt::arange<double>(static_cast<double>(num_steps));  // (num_steps)
+  const Tensor denominator = xt::pow(base, xt::arange<double>(0.0, d, 2.0) / d);  // (d/2)
+  // X (num_steps, d/2) = position.reshape(-1, 1) / denominator
+  const Tensor X = xt::view(position, xt::all(), xt::newaxis()) / denominator;
+  if (!xt::all(xt::isfinite(X))) {  // base^(2j/d) underflowed to 0 (or a subnormal)
+    const auto flat = static_cast<std::size_t>(std::find_if(X.begin(), X.end(), [](double x) { return !std::isfinite(x); }) - X.begin());
+    const std::size_t i = flat / X.shape()[1], j = flat % X.shape()[1];
+    throw InputError("base", number_text(base) + " is too small: position " + std::to_string(i) + " / base^(" +
+                     std::to_string(2 * j) + "/" + std::to_string(encoding_dim) + ") is not a finite number");
+  }
   Tensor P = Tensor::from_shape({num_steps, encoding_dim});
-  for (std::size_t i = 0; i < num_steps; ++i)
-    for (std::size_t j = 0; j < half; ++j) {
-      // 2. X[i, j];  3. sine in the even column, cosine in the odd one
-      const double x = static_cast<double>(i) / denominator[j];
-      if (!std::isfinite(x))  // base^(2j/d) underflowed to 0 (or a subnormal)
-        throw InputError("base: " + number_text(base) + " is too small: position " + std::to_string(i) + " / base^(" +
-                         std::to_string(2 * j) + "/" + std::to_string(encoding_dim) + ") is not a finite number");
-      P(i, 2 * j) = std::sin(x);
-      P(i, 2 * j + 1) = std::cos(x);
-    }
+  xt::view(P, xt::all(), xt::range(0, encoding_dim, 2)) = xt::sin(X);
+  xt::view(P, xt::all(), xt::range(1, encoding_dim, 2)) = xt::cos(X);
 
   Trace trace;
   trace.algorithm = "positional_encoding";

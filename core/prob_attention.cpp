@@ -1,47 +1,53 @@
-// ProbAttention (Informer; TSLib layers/SelfAttention_Family.py), exactly as the reference:
+// ProbAttention (Informer; TSLib layers/SelfAttention_Family.py), exactly as the reference, in the
+// reference's own functions: prob_QK (_prob_QK), initial_context (_get_initial_context),
+// update_context (_update_context) and the driver prob_attention (forward). The steps are SPEC
+// §2's; step N means the same step in SPEC, this file, the page and docs/semantics.md.
 //
-//   U_part = min(factor * ceil(ln L_K), L_K)              keys sampled per query (>= 1)
-//   u      = min(factor * ceil(ln L_Q), L_Q)              queries computed exactly (>= 1)
-//   q_k_sample[b,h,i,s] = q_i . k_{sample_index[i,s]}      (unscaled)
-//   M[b,h,i]  = max_s q_k_sample[b,h,i,s] - sum_s q_k_sample[b,h,i,s] / L_K
-//   top_index = the u queries of largest M, in descending M, ties to the lower index
-//   scores_top[b,h,t,j] = scale * q_{top_t} . k_j          (ProbMask: j > top_t gets -inf)
-//   context[b,i,h,:] = softmax_j(scores_top[b,h,t,:]) V     if i = top_t,
-//                      mean_j v_j (no mask) or sum_{j<=i} v_j (causal) otherwise
-//   attn[b,h,i,:]    = softmax row as above for the updated rows, 1/L_K elsewhere
+//   q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D); scale (default 1/sqrt(E))
+//   1. U_part = min(factor * ceil(ln L_K), L_K), u = min(factor * ceil(ln L_Q), L_Q), each >= 1
+//   2. sample_index    (L_Q, U_part)       keys drawn with replacement per query, shared by batch
+//                                          and heads ((H, L_Q, U_part) with sample_per_head)
+//   3. q_k_sample      (B, H, L_Q, U_part) q_i . k_{sample_index[i,s]}, unscaled
+//   4. sparsity M      (B, H, L_Q)         max_s q_k_sample - sum_s q_k_sample / L_K
+//   5. top_index       (B, H, u)           the u queries of largest M, descending M, ties to the
+//                                          lower index; or the scenario's top_index (u), broadcast
+//   6. scores_top      (B, H, u, L_K)      scale * q_{top_t} . k_j, before ProbMask;
+//      allowed_top     (B, H, u, L_K)      ProbMask: key j > top_t gets -inf (causal only)
+//   7. initial_context (B, L_Q, H, D)      mean_j v_j for every query; causal: sum_{j<=i} v_j
+//   8. weights_top     (B, H, u, L_K)      softmax_j of the masked scores_top;
+//      context         (B, L_Q, H, D)      initial_context with row top_t replaced by weights_top[t] V
+//   9. attn            (B, H, L_Q, L_K)    1/L_K everywhere but the replaced rows (output_attention)
+//   beside it, at trace "full" (not counted in `cost`):
+//      sparsity_exact  (B, H, L_Q)         M against every key: max_j q.k_j - sum_j q.k_j / L_K
+//      exact_context   (B, L_Q, H, D)      full softmax attention, same mask (full_attention)
+//      max_abs_error   number              max |context - exact_context|
 //
-// Shapes: q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D); sample_index (L_Q, U_part)
-// (or (H, L_Q, U_part) with sample_per_head); q_k_sample (B, H, L_Q, U_part); sparsity
-// (B, H, L_Q); top_index (B, H, u); updated_rows (B, H, L_Q); scores_top, allowed_top,
-// weights_top (B, H, u, L_K); initial_context, context (B, L_Q, H, D); attn (B, H, L_Q, L_K).
+// The seed's toy (000_*.txt; B = H = 1, L = 4, D = 2, factor 1 -> U_part = u = 2): with
+// sample_index [[0,2],[1,3],[0,2],[2,3]], M = [0.5, 1, 1.25, 1] -> top_index [2, 1]; against all
+// keys q0.k = [1, 0, 1, 1], q2.k = [1, 1, 2, 0], so sparsity_exact = [0.25, 0.75, 1, 0.5]; the
+// initial context is [25, 26] for every query. The note's walk-through fixes index = [0, 2]
+// ("top_index": [0, 2]).
 //
-// The seed's steps (000_*.txt; toy B = H = 1, L = 4, D = 2, factor 1 -> U_part = u = 2):
-//   _prob_QK              sample U_part keys per query, M = max - sum / L_K, top u queries,
-//                         their scores against every key
-//   _get_initial_context  every query starts from the mean of V (causal: the cumulative sum)
-//   _update_context       ProbMask, softmax, the top rows' attention replaces their context
-// With sample_index [[0,2],[1,3],[0,2],[2,3]]: M = [0.5, 1, 1.25, 1] -> top_index [2, 1];
-// q0.k = [1, 0, 1, 1], q2.k = [1, 1, 2, 0]; the initial context is [25, 26] for every query.
-//
-// The reference's .squeeze() of Q_K_sample drops H when H = 1: with B > 1 its M_top (B, u)
-// then broadcasts against the batch index into (B, B, u), and batch item b updates the top rows
-// of every batch item, each with its own exact softmax row (verified with PyTorch 1.13,
+// The reference's .squeeze() of Q_K_sample drops H when H = 1: with B > 1 its M_top (B, u) then
+// broadcasts against the batch index into (B, B, u), and batch item b updates the top rows of
+// every batch item, each with its own exact softmax row (verified with PyTorch 1.13,
 // tests/fixtures/reference/informer_prob.py). Reproduced when squeeze_bug is set.
 //
-// Passes (cost per batch item and head: L_Q * U_part + u * L_K dot products, never L_Q * L_K;
-// no L_Q x L_K matrix unless attn is asked for):
-//   1. sampled products of every query and its sparsity M;
-//   2. top_index by a partial sort of M; the rows to update (with the squeeze bug: the union
-//      of the batch's top rows);
-//   3. initial context of every query: mean of V, or cumulative sum (mean) under the mask;
-//   4. every updated row: scores against all keys, ProbMask, softmax, weighted sum of V.
+// Cost per batch item and head: L_Q * U_part + (updated rows) * L_K dot products, never
+// L_Q * L_K; no L_Q x L_K matrix unless attn is asked for. The hot passes (scores of a row, its
+// softmax, the weighted values) are the shared row kernels (attention_rows.hpp); the rest are
+// xtensor expressions on (b, h) slices, reductions stored in named tensors (TOOLCHAIN.md).
 #include "prob_attention.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
+
+#include "attention_rows.hpp"
 #include "full_attention.hpp"
 #include "rng.hpp"
 
@@ -65,16 +71,257 @@ std::string row_list(const std::vector<std::size_t>& rows) {
 void check_sample_index(const IndexTensor& idx, const Shape& expected, std::size_t L_K) {
   const Shape got(idx.shape().begin(), idx.shape().end());
   if (got != expected)
-    throw InputError("sample_index: expected shape " + shape_text(expected) + ", got " + shape_text(got));
+    throw InputError("sample_index", "expected shape " + shape_text(expected) + ", got " + shape_text(got));
   for (std::size_t n = 0; n < idx.size(); ++n)
     if (idx.data()[n] < 0 || idx.data()[n] >= static_cast<std::int64_t>(L_K))
-      throw InputError("sample_index: entry " + std::to_string(n) + " is " + std::to_string(idx.data()[n]) +
+      throw InputError("sample_index", "entry " + std::to_string(n) + " is " + std::to_string(idx.data()[n]) +
                        ", expected an integer from 0 to " + std::to_string(L_K - 1));
+}
+
+// A given top_index: u distinct queries, each in [0, L_Q).
+void check_top_index(const IndexTensor& idx, std::size_t u, std::size_t L_Q) {
+  const Shape got(idx.shape().begin(), idx.shape().end());
+  if (got != Shape{u})
+    throw InputError("top_index", "expected shape (" + std::to_string(u) +
+                     ") (u = min(factor * ceil(ln L_Q), L_Q)), got " + shape_text(got));
+  std::vector<std::size_t> first(L_Q, u);  // the t that selected query i, or u
+  for (std::size_t t = 0; t < u; ++t) {
+    const std::int64_t i = idx(t);
+    const std::string field = "top_index[" + std::to_string(t) + "]";
+    if (i < 0 || i >= static_cast<std::int64_t>(L_Q))
+      throw InputError(field, "expected an integer from 0 to " + std::to_string(L_Q - 1) + ", got " + std::to_string(i));
+    const auto row = static_cast<std::size_t>(i);
+    if (first[row] < u)
+      throw InputError(field, "query " + std::to_string(i) + " is already selected by top_index[" +
+                       std::to_string(first[row]) + "]; expected " + std::to_string(u) + " distinct queries");
+    first[row] = t;
+  }
 }
 
 OverflowError v_overflow(const std::string& what, std::size_t b, std::size_t h, std::size_t d) {
   return OverflowError("v", what + " is not a finite number in column " + std::to_string(d) + " (batch " +
                                 std::to_string(b) + ", head " + std::to_string(h) + "); use smaller v");
+}
+
+// The flat position of the first number of t that is not finite, or t.size() when all are.
+std::size_t first_not_finite(const Tensor& t) {
+  return static_cast<std::size_t>(std::find_if(t.data(), t.data() + t.size(), [](double x) { return !std::isfinite(x); }) -
+                                  t.data());
+}
+
+// Step 4 for each row of products (rows, n):
+//   `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
+// (also sparsity_exact, with the products against every key). Throws OverflowError on "q" for
+// an M that is not finite (the sum of large products overflows).
+Tensor sparsity_of(const Tensor& products, double divisor, std::size_t b, std::size_t h) {
+  const Tensor max = xt::amax(products, {1});
+  const Tensor total = xt::sum(products, {1});  // stored before dividing (TOOLCHAIN.md, xtensor 0.24.3)
+  Tensor M = max - total / divisor;
+  if (const std::size_t i = first_not_finite(M); i < M.size())
+    throw OverflowError("q", "the sparsity M = max - sum / " + std::to_string(static_cast<std::size_t>(divisor)) +
+                                 " of query " + std::to_string(i) + " (batch " + std::to_string(b) + ", head " +
+                                 std::to_string(h) + ") is not a finite number (the sampled q.k are too large)");
+  return M;
+}
+
+// Step 5: `M_top = M.topk(n_top, sorted=False)[1]`, in descending M, ties to the lower index.
+IndexTensor top_queries(const Tensor& M, std::size_t u) {
+  std::vector<std::size_t> order(M.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(u), order.end(),
+                    [&M](std::size_t a, std::size_t c) { return M(a) > M(c) || (M(a) == M(c) && a < c); });
+  IndexTensor top = IndexTensor::from_shape({u});
+  for (std::size_t t = 0; t < u; ++t) top(t) = static_cast<std::int64_t>(order[t]);
+  return top;
+}
+
+struct ProbQK {
+  std::size_t U_part = 0, u = 0;  // 1.
+  IndexTensor sample_index;       // 2. (L_Q, U_part), or (H, L_Q, U_part) with sample_per_head
+  Tensor q_k_sample;              // 3. (B, H, L_Q, U_part), kept only when asked (trace "full")
+  Tensor sparsity;                // 4. (B, H, L_Q)
+  IndexTensor top_index;          // 5. (B, H, u)
+};
+
+// Steps 1-5: forward()'s sizes and _prob_QK up to M_top (its Q_K of the top queries is step 6,
+// computed row by row in update_context).
+ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep_samples) {
+  const std::size_t B = q.shape()[0], L_Q = q.shape()[1], H = q.shape()[2], E = q.shape()[3], L_K = k.shape()[1];
+  ProbQK r;
+  // 1. `U_part = self.factor * np.ceil(np.log(L_K)).astype("int").item()`
+  //    `U_part = U_part if U_part < L_K else L_K` (u the same with L_Q), here at least 1
+  const ProbSizes sizes = prob_sizes(o.factor, L_Q, L_K);
+  const std::size_t U_part = r.U_part = sizes.U_part, u = r.u = sizes.u;
+  // 2. `index_sample = torch.randint(L_K, (L_Q, sample_k))`
+  const bool per_head = o.sample_per_head;
+  r.sample_index = o.sample_index ? *o.sample_index : draw_sample_index(o.seed, H, L_Q, U_part, L_K, per_head);
+  check_sample_index(r.sample_index, per_head ? Shape{H, L_Q, U_part} : Shape{L_Q, U_part}, L_K);
+  if (o.top_index) check_top_index(*o.top_index, u, L_Q);
+
+  const auto divisor = static_cast<double>(o.sparsity_divisor == SparsityDivisor::L_K ? L_K : U_part);
+  if (keep_samples) r.q_k_sample = Tensor::from_shape({B, H, L_Q, U_part});
+  r.sparsity = Tensor::from_shape({B, H, L_Q});
+  r.top_index = IndexTensor::from_shape({B, H, u});
+  Tensor products = Tensor::from_shape({L_Q, U_part});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      // 3. `K_sample = K_expand[:, :, torch.arange(L_Q).unsqueeze(1), index_sample, :]`
+      //    `Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze()`
+      const std::int64_t* idx = r.sample_index.data() + (per_head ? h * L_Q * U_part : 0);
+      for (std::size_t i = 0; i < L_Q; ++i)
+        for (std::size_t s = 0; s < U_part; ++s) {
+          const auto j = static_cast<std::size_t>(idx[i * U_part + s]);
+          const double x = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, h), E);
+          if (!std::isfinite(x)) throw_score_overflow(q, k, b, i, h, j);
+          products(i, s) = x;
+        }
+      if (keep_samples) xt::view(r.q_k_sample, b, h, xt::all(), xt::all()) = products;
+      // 4. `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
+      const Tensor M = sparsity_of(products, divisor, b, h);
+      xt::view(r.sparsity, b, h, xt::all()) = M;
+      // 5. `M_top = M.topk(n_top, sorted=False)[1]` (or the given index, for every b and h)
+      xt::view(r.top_index, b, h, xt::all()) = o.top_index ? *o.top_index : top_queries(M, u);
+    }
+  return r;
+}
+
+// Step 7, _get_initial_context: every query starts from the mean of V over the keys, or, with
+// the causal mask, from the cumulative SUM of V (the cumulative mean with CausalInitial::mean).
+// Returns (B, L_Q, H, D). Throws OverflowError on "v" for a sum that is not finite.
+Tensor initial_context(const Tensor& v, std::size_t L_Q, bool causal, CausalInitial how) {
+  const std::size_t B = v.shape()[0], L_K = v.shape()[1], H = v.shape()[2], D = v.shape()[3];
+  Tensor context = Tensor::from_shape({B, L_Q, H, D});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      const auto V_bh = xt::view(v, b, xt::all(), h, xt::all());   // (L_K, D)
+      auto context_bh = xt::view(context, b, xt::all(), h, xt::all());  // (L_Q, D)
+      if (!causal) {
+        // `V_sum = V.mean(dim=-2)`
+        const Tensor V_mean = xt::mean(V_bh, {0});  // (D)
+        if (const std::size_t d = first_not_finite(V_mean); d < D)
+          throw v_overflow("the sum of v over the keys (the initial context is its mean)", b, h, d);
+        // `contex = V_sum.unsqueeze(-2).expand(B, H, L_Q, V_sum.shape[-1]).clone()`
+        context_bh = xt::view(V_mean, xt::newaxis(), xt::all());
+      } else {
+        // `assert L_Q == L_V`; `contex = V.cumsum(dim=-2)`
+        const Tensor V_cumsum = xt::cumsum(V_bh, 0);  // (L_K, D)
+        if (const std::size_t n = first_not_finite(V_cumsum); n < V_cumsum.size())
+          throw v_overflow("the cumulative sum of v up to key " + std::to_string(n / D) + " (the causal initial context)",
+                           b, h, n % D);
+        if (how == CausalInitial::sum) {
+          context_bh = V_cumsum;
+        } else {  // the alternative: divide row i by the i + 1 keys it summed
+          const Tensor count = xt::arange<double>(1.0, static_cast<double>(L_K) + 1.0);
+          context_bh = V_cumsum / xt::view(count, xt::all(), xt::newaxis());
+        }
+      }
+    }
+  return context;
+}
+
+// The rows each (b, h) replaces in step 8: its own top rows, or, with the .squeeze() bug
+// (H = 1, B > 1), the union of every batch item's top rows. (B, H, L_Q)
+BoolTensor rows_to_update(const IndexTensor& top_index, std::size_t L_Q, bool squeeze) {
+  const std::size_t B = top_index.shape()[0], H = top_index.shape()[1], u = top_index.shape()[2];
+  BoolTensor rows = BoolTensor::from_shape({B, H, L_Q});
+  rows.fill(false);
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t t = 0; t < u; ++t) {
+        const auto i = static_cast<std::size_t>(top_index(b, h, t));
+        if (squeeze) xt::view(rows, xt::all(), h, i) = true;
+        else rows(b, h, i) = true;
+      }
+  return rows;
+}
+
+struct UpdatedContext {
+  Tensor scores_top, weights_top;  // 6., 8. (B, H, u, L_K), kept only when asked (trace "full")
+  BoolTensor allowed_top;          // 6.     (B, H, u, L_K), the same
+  Tensor attn;                     // 9.     (B, H, L_Q, L_K), with output_attention
+  std::uint64_t rows_computed = 0;
+  EmptyRowWarnings empty_rows;
+};
+
+// Steps 6, 8 and 9: _prob_QK's last line (Q_K of the top queries) and _update_context, one
+// updated row at a time with the shared row kernels; the rows of `context` are replaced in place.
+UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
+                              const IndexTensor& top_index, const BoolTensor& updated_rows, bool output_attention,
+                              bool keep_top, Tensor& context) {
+  const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+  const std::size_t u = top_index.shape()[2];
+  UpdatedContext r;
+  if (keep_top) {
+    r.scores_top = Tensor::from_shape({B, H, u, L_K});
+    r.weights_top = Tensor::from_shape({B, H, u, L_K});
+    r.allowed_top = BoolTensor::from_shape({B, H, u, L_K});
+  }
+  if (output_attention) {
+    // 9. `attns = (torch.ones([B, H, L_V, L_V]) / L_V)`
+    r.attn = Tensor::from_shape({B, H, L_Q, L_K});
+    r.attn.fill(1.0 / static_cast<double>(L_K));
+  }
+  std::vector<double> scores_i(L_K), weight_row(L_K);
+  std::vector<std::size_t> slot(L_Q);  // the t with top_index[b,h,t] = i, or u
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      std::fill(slot.begin(), slot.end(), u);
+      for (std::size_t t = 0; t < u; ++t) slot[static_cast<std::size_t>(top_index(b, h, t))] = t;
+      for (std::size_t i = 0; i < L_Q; ++i) {
+        if (!updated_rows(b, h, i)) continue;
+        ++r.rows_computed;
+        // 6. `Q_K = torch.matmul(Q_reduce, K.transpose(-2, -1))`; `scores_top = scores_top * scale`
+        score_row(q, k, b, i, h, scale, scores_i.data());
+        //    `scores.masked_fill_(attn_mask.mask, -np.inf)` (ProbMask), and
+        // 8. `attn = torch.softmax(scores, dim=-1)`
+        if (!masked_softmax_row(scores_i.data(), mask, b, i, L_K, weight_row.data())) r.empty_rows.add(b, h, i);
+        //    `context_in[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = torch.matmul(attn, V)`
+        weighted_values(weight_row.data(), v, b, h, row_ptr(context, b, i, h));
+        // 9. `attns[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = attn`
+        if (output_attention) std::copy(weight_row.begin(), weight_row.end(), &r.attn(b, h, i, 0));
+        if (keep_top && slot[i] < u) {
+          const std::size_t t = slot[i];
+          std::copy(scores_i.begin(), scores_i.end(), &r.scores_top(b, h, t, 0));
+          std::copy(weight_row.begin(), weight_row.end(), &r.weights_top(b, h, t, 0));
+          for (std::size_t j = 0; j < L_K; ++j) r.allowed_top(b, h, t, j) = mask.allows(b, i, j);
+        }
+      }
+    }
+  return r;
+}
+
+struct ExactComparison {
+  Tensor sparsity_exact;  // (B, H, L_Q)
+  Tensor exact_context;   // (B, L_Q, H, D)
+  double max_abs_error = 0.0;
+};
+
+// What ProbAttention estimates, computed against every key (trace "full"): M with the products
+// of every key (the mean over all L_K keys, whichever sparsity_divisor), and full attention.
+// Where a q.k that ProbAttention never formed is not finite, the comparison is left out with a
+// warning.
+std::optional<ExactComparison> exact_comparison(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
+                                                const Mask& mask, const Tensor& context,
+                                                std::vector<std::string>& warnings) {
+  const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+  try {
+    ExactComparison r;
+    r.sparsity_exact = Tensor::from_shape({B, H, L_Q});
+    Tensor products = Tensor::from_shape({1, L_K});
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < L_Q; ++i) {
+          score_row(q, k, b, i, h, 1.0, products.data());  // unscaled, as q_k_sample
+          r.sparsity_exact(b, h, i) = sparsity_of(products, static_cast<double>(L_K), b, h)(0);
+        }
+    r.exact_context = full_attention(q, k, v, scale, mask, TraceLevel::context).tensor("context");
+    const Tensor error = xt::abs(context - r.exact_context);
+    r.max_abs_error = xt::amax(error)();
+    return r;
+  } catch (const OverflowError& e) {
+    warnings.push_back(std::string("sparsity_exact, exact_context and max_abs_error are left out: ") + e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -97,195 +344,83 @@ IndexTensor draw_sample_index(std::uint64_t seed, std::size_t H, std::size_t L_Q
   return idx;
 }
 
+void check_prob_mask_kind(const std::string& kind, const std::string& field) {
+  if (kind != "none" && kind != "causal")
+    throw InputError(field, "ProbAttention takes \"none\" or \"causal\" (ProbMask), got \"" + kind + "\"");
+}
+
+// forward(): steps 1-5, 7, then 6, 8, 9, and the trace.
 Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                      const Mask& mask, const ProbOptions& options, TraceLevel level) {
   const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
   const bool full = level == TraceLevel::full;
-  if (mask.kind != MaskKind::none && mask.kind != MaskKind::causal)
-    throw InputError(std::string("mask.kind: ProbAttention takes \"none\" or \"causal\" (ProbMask), got \"") +
-                     mask_kind_name(mask.kind) + "\"");
+  check_prob_mask_kind(mask_kind_name(mask.kind), "mask.kind");
   const bool causal = mask.requires_causal();
   if (causal && L_Q != L_K)
-    throw InputError("mask: the causal mask of ProbAttention needs L_Q = L_K (its initial context is the "
+    throw InputError("mask", "the causal mask of ProbAttention needs L_Q = L_K (its initial context is the "
                      "cumulative sum of V), got L_Q = " + std::to_string(L_Q) + ", L_K = " + std::to_string(L_K));
-  const auto [U_part, u] = prob_sizes(options.factor, L_Q, L_K);
-  const bool per_head = options.sample_per_head;
-  const IndexTensor sample_index = options.sample_index
-                                       ? *options.sample_index
-                                       : draw_sample_index(options.seed, H, L_Q, U_part, L_K, per_head);
-  check_sample_index(sample_index, per_head ? Shape{H, L_Q, U_part} : Shape{L_Q, U_part}, L_K);
 
-  // 1. sampled products and sparsity M of every query
-  const double divisor = static_cast<double>(options.sparsity_divisor == SparsityDivisor::L_K ? L_K : U_part);
-  Tensor q_k_sample;
-  if (full) q_k_sample = Tensor::from_shape({B, H, L_Q, U_part});
-  Tensor sparsity = Tensor::from_shape({B, H, L_Q});
-  std::vector<double> sampled(U_part);
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h) {
-      const std::int64_t* idx_h = sample_index.data() + (per_head ? h * L_Q * U_part : 0);
-      double* M = sparsity.data() + (b * H + h) * L_Q;
-      for (std::size_t i = 0; i < L_Q; ++i) {
-        const double* qi = row_ptr(q, b, i, h);
-        const std::int64_t* idx = idx_h + i * U_part;
-        double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
-        for (std::size_t s = 0; s < U_part; ++s) {
-          const double x = dot(qi, row_ptr(k, b, static_cast<std::size_t>(idx[s]), h), E);
-          if (!std::isfinite(x)) throw_score_overflow(q, k, b, i, h, static_cast<std::size_t>(idx[s]));
-          sampled[s] = x;
-          max = std::max(max, x);
-          sum += x;
-        }
-        M[i] = max - sum / divisor;
-        if (!std::isfinite(M[i]))
-          throw OverflowError("q", "the sparsity M = max - sum / " + std::to_string(static_cast<std::size_t>(divisor)) +
-                                       " of query " + std::to_string(i) + " (batch " + std::to_string(b) + ", head " +
-                                       std::to_string(h) + ") is not a finite number (the sampled q.k are too large)");
-        if (full) std::copy(sampled.begin(), sampled.end(), q_k_sample.data() + ((b * H + h) * L_Q + i) * U_part);
-      }
-    }
-
-  // 2. top_index: the u largest M, descending, ties to the lower index (NaN sorts last)
-  IndexTensor top_index = IndexTensor::from_shape({B, H, u});
-  std::vector<std::size_t> order(L_Q);
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h) {
-      const double* M = sparsity.data() + (b * H + h) * L_Q;
-      const auto key = [M](std::size_t i) {
-        return std::isnan(M[i]) ? -std::numeric_limits<double>::infinity() : M[i];
-      };
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(u), order.end(),
-                        [&key](std::size_t a, std::size_t c) {
-                          const double ka = key(a), kc = key(c);
-                          return ka > kc || (ka == kc && a < c);
-                        });
-      for (std::size_t t = 0; t < u; ++t) top_index(b, h, t) = static_cast<std::int64_t>(order[t]);
-    }
-  // the rows each (b, h) updates: its own top rows; with the squeeze bug (H = 1, B > 1) the union
-  std::vector<char> updated(B * H * L_Q, 0);
+  // 1-5. `scores_top, index = self._prob_QK(queries, keys, sample_k=U_part, n_top=u)`
+  ProbQK top = prob_QK(q, k, options, full);
   const bool squeeze = options.squeeze_bug && H == 1 && B > 1;
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t t = 0; t < u; ++t) {
-        const auto i = static_cast<std::size_t>(top_index(b, h, t));
-        if (squeeze)
-          for (std::size_t b2 = 0; b2 < B; ++b2) updated[b2 * L_Q + i] = 1;
-        else
-          updated[(b * H + h) * L_Q + i] = 1;
-      }
-
-  Tensor context = Tensor::from_shape({B, L_Q, H, D});
-  Tensor initial_context, scores_top, weights_top, attn;
-  BoolTensor allowed_top;
-  if (full) {
-    initial_context = Tensor::from_shape({B, L_Q, H, D});
-    scores_top = Tensor::from_shape({B, H, u, L_K});
-    weights_top = Tensor::from_shape({B, H, u, L_K});
-    allowed_top = BoolTensor::from_shape({B, H, u, L_K});
-  }
-  if (options.output_attention) {
-    attn = Tensor::from_shape({B, H, L_Q, L_K});
-    std::fill(attn.data(), attn.data() + attn.size(), 1.0 / static_cast<double>(L_K));
-  }
-  std::vector<double> acc(D), scores_i(L_K), weight_row(L_K);
-  std::vector<std::int64_t> slot(L_Q);  // t with top_index[b,h,t] = i, or -1
-  std::uint64_t rows_computed = 0;
-  EmptyRowWarnings empty_rows;
-
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h) {
-      // 3. initial context: mean of V over the keys, or its cumulative sum (mean) under the mask
-      std::fill(acc.begin(), acc.end(), 0.0);
-      if (!causal) {
-        for (std::size_t j = 0; j < L_K; ++j) {
-          const double* vj = row_ptr(v, b, j, h);
-          for (std::size_t d = 0; d < D; ++d) acc[d] += vj[d];
-        }
-        for (std::size_t d = 0; d < D; ++d) {
-          if (!std::isfinite(acc[d])) throw v_overflow("the sum of v over the keys (the initial context is its mean)", b, h, d);
-          acc[d] /= static_cast<double>(L_K);
-        }
-        for (std::size_t i = 0; i < L_Q; ++i) std::copy(acc.begin(), acc.end(), row_ptr(context, b, i, h));
-      } else {
-        const bool mean = options.causal_initial == CausalInitial::mean;
-        for (std::size_t i = 0; i < L_Q; ++i) {
-          const double* vi = row_ptr(v, b, i, h);
-          double* ci = row_ptr(context, b, i, h);
-          for (std::size_t d = 0; d < D; ++d) {
-            acc[d] += vi[d];
-            if (!std::isfinite(acc[d]))
-              throw v_overflow("the cumulative sum of v up to key " + std::to_string(i) + " (the causal initial context)", b, h, d);
-            ci[d] = mean ? acc[d] / static_cast<double>(i + 1) : acc[d];
-          }
-        }
-      }
-      if (full)
-        for (std::size_t i = 0; i < L_Q; ++i)
-          std::copy(row_ptr(context, b, i, h), row_ptr(context, b, i, h) + D, row_ptr(initial_context, b, i, h));
-
-      // 4. the updated rows: scores against every key, ProbMask, softmax, weighted sum of V
-      std::fill(slot.begin(), slot.end(), -1);
-      for (std::size_t t = 0; t < u; ++t) slot[static_cast<std::size_t>(top_index(b, h, t))] = static_cast<std::int64_t>(t);
-      for (std::size_t i = 0; i < L_Q; ++i) {
-        if (!updated[(b * H + h) * L_Q + i]) continue;
-        ++rows_computed;
-        score_row(q, k, b, i, h, scale, scores_i.data());
-        if (!masked_softmax_row(scores_i.data(), mask, b, i, L_K, weight_row.data())) empty_rows.add(b, h, i);
-        weighted_values(weight_row.data(), v, b, h, row_ptr(context, b, i, h));
-        if (options.output_attention) std::copy(weight_row.begin(), weight_row.end(), &attn(b, h, i, 0));
-        if (full && slot[i] >= 0) {
-          const auto t = static_cast<std::size_t>(slot[i]);
-          std::copy(scores_i.begin(), scores_i.end(), &scores_top(b, h, t, 0));
-          std::copy(weight_row.begin(), weight_row.end(), &weights_top(b, h, t, 0));
-          for (std::size_t j = 0; j < L_K; ++j) allowed_top(b, h, t, j) = mask.allows(b, i, j);
-        }
-      }
-    }
+  BoolTensor updated_rows = rows_to_update(top.top_index, L_Q, squeeze);
+  // 7. `context = self._get_initial_context(values, L_Q)`
+  Tensor context = initial_context(v, L_Q, causal, options.causal_initial);
+  Tensor initial;
+  if (full) initial = context;
+  // 6, 8, 9. `context, attn = self._update_context(context, values, scores_top, index, L_Q, attn_mask)`
+  UpdatedContext updated = update_context(q, k, v, scale, mask, top.top_index, updated_rows, options.output_attention,
+                                          full, context);
 
   Trace trace;
   trace.algorithm = "prob";
+  std::optional<ExactComparison> exact;
   if (full) {
-    BoolTensor updated_rows = BoolTensor::from_shape({B, H, L_Q});
-    for (std::size_t n = 0; n < updated.size(); ++n) updated_rows.data()[n] = updated[n] != 0;
-    trace.set("U_part", static_cast<std::int64_t>(U_part));
-    trace.set("u", static_cast<std::int64_t>(u));
-    trace.set("sample_index", sample_index);
-    trace.set("q_k_sample", std::move(q_k_sample));
-    trace.set("sparsity", std::move(sparsity));
-    trace.set("top_index", std::move(top_index));
-    trace.set("updated_rows", std::move(updated_rows));
-    trace.set("scores_top", std::move(scores_top));
-    trace.set("allowed_top", std::move(allowed_top));
-    trace.set("weights_top", std::move(weights_top));
-    trace.set("initial_context", std::move(initial_context));
+    exact = exact_comparison(q, k, v, scale, mask, context, trace.warnings);
+    trace.set("U_part", static_cast<std::int64_t>(top.U_part));
+    trace.set("u", static_cast<std::int64_t>(top.u));
+    trace.set("sample_index", std::move(top.sample_index));
+    trace.set("q_k_sample", std::move(top.q_k_sample));
+    trace.set("sparsity", std::move(top.sparsity));
+    if (exact) trace.set("sparsity_exact", std::move(exact->sparsity_exact));
+    trace.set("top_index", top.top_index);
+    trace.set("updated_rows", updated_rows);
+    trace.set("scores_top", std::move(updated.scores_top));
+    trace.set("allowed_top", std::move(updated.allowed_top));
+    trace.set("weights_top", std::move(updated.weights_top));
+    trace.set("initial_context", std::move(initial));
   }
   trace.set("context", std::move(context));
-  if (options.output_attention) trace.set("attn", std::move(attn));
+  if (options.output_attention) trace.set("attn", std::move(updated.attn));
+  if (exact) {
+    trace.set("exact_context", std::move(exact->exact_context));
+    trace.set("max_abs_error", exact->max_abs_error);
+  }
 
   const std::uint64_t BH = std::uint64_t{B} * H;  // 64-bit also in wasm32
-  const std::uint64_t sampled_products = BH * L_Q * U_part;
-  trace.cost.dot_products = sampled_products + rows_computed * L_K;
+  const std::uint64_t sampled_products = BH * L_Q * top.U_part;
+  trace.cost.dot_products = sampled_products + updated.rows_computed * L_K;
   trace.cost.dense_dot_products = BH * L_Q * L_K;
-  trace.cost.flops = 2 * (sampled_products * E + rows_computed * L_K * (E + D));
+  trace.cost.flops = 2 * (sampled_products * E + updated.rows_computed * L_K * (E + D));
 
+  std::vector<std::string>& warnings = trace.warnings;  // after the comparison's, if any
   if (L_K == 1)
-    trace.warnings.push_back("L_K = 1: the reference raises here (ln 1 = 0 samples no key); U_part = 1 is used");
+    warnings.push_back("L_K = 1: the reference raises here (ln 1 = 0 samples no key); U_part = 1 is used");
   if (L_Q == 1)
-    trace.warnings.push_back("L_Q = 1: the reference updates no query here (ln 1 = 0 gives u = 0); u = 1 is used");
-  if (U_part == 1 && L_K > 1)
-    trace.warnings.push_back("U_part = 1: the reference's .squeeze() also drops the sample axis here and ranks "
-                             "something else; this trace ranks the queries by M as intended");
+    warnings.push_back("L_Q = 1: the reference updates no query here (ln 1 = 0 gives u = 0); u = 1 is used");
+  if (top.U_part == 1 && L_K > 1)
+    warnings.push_back("U_part = 1: the reference's .squeeze() also drops the sample axis here and ranks "
+                       "something else; this trace ranks the queries by M as intended");
   if (squeeze) {
     std::vector<std::size_t> rows;
     for (std::size_t i = 0; i < L_Q; ++i)
-      if (updated[i]) rows.push_back(i);
-    if (rows.size() > u)
-      trace.warnings.push_back("H = 1 with B = " + std::to_string(B) + ": as in the reference's .squeeze(), every "
-                               "batch item updates the top rows of all batch items (rows " + row_list(rows) +
-                               ", not only its own " + std::to_string(u) + "); \"squeeze_bug\": false turns this off");
+      if (updated_rows(0, 0, i)) rows.push_back(i);
+    if (rows.size() > top.u)
+      warnings.push_back("H = 1 with B = " + std::to_string(B) + ": as in the reference's .squeeze(), every "
+                         "batch item updates the top rows of all batch items (rows " + row_list(rows) +
+                         ", not only its own " + std::to_string(top.u) + "); \"squeeze_bug\": false turns this off");
   }
-  empty_rows.flush(trace.warnings);
+  updated.empty_rows.flush(warnings);
   return trace;
 }
 

@@ -18,20 +18,23 @@ using BoolTensor = xt::xarray<bool>;
 using IndexTensor = xt::xarray<std::int64_t>;
 using Shape = std::vector<std::size_t>;
 
-// A scenario that cannot be computed: the message names the offending field
-// ("k[0][3]: expected 2 numbers (E of q), got 3"). Shown verbatim to the user.
+// A scenario that cannot be computed. `field` is the offending field's path ("k[0][3]",
+// "mask.window"; "" when the scenario as a whole is at fault) and `detail` says what is wrong;
+// what() is the one line users see: "k[0][3]: expected 2 numbers (E of q), got 3"
+// ("scenario: ..." when field is empty).
 struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  InputError(const std::string& field_, const std::string& detail_)
+      : std::runtime_error((field_.empty() ? std::string("scenario") : field_) + ": " + detail_),
+        field(field_), detail(detail_) {}
+  std::string field, detail;
 };
 
 // A number that stopped being finite inside the computation although every input was finite
-// (|q.k| beyond 1.8e308, a sum of V that overflows, ...). `tensor` is the input the message
+// (|q.k| beyond 1.8e308, a sum of V that overflows, ...). Its field is the input the message
 // starts with ("q", "v", "scale"); multihead, which hands its projections to the inner
 // attention, renames it to its own inputs. See docs/semantics.md, "Numbers too large".
 struct OverflowError : InputError {
-  OverflowError(const std::string& tensor_, const std::string& detail_)
-      : InputError(tensor_ + ": " + detail_), tensor(tensor_), detail(detail_) {}
-  std::string tensor, detail;
+  using InputError::InputError;
 };
 
 // A number as error messages show it ("%g": 1e+200, 0.5).

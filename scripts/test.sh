@@ -12,6 +12,8 @@ else
 fi
 echo "== node (WASM module)"
 node --test tests/node/ || status=1
+echo "== tsc (page types)"
+npx tsc --noEmit -p . || status=1
 if compgen -G "tests/web/*.test.mjs" >/dev/null; then
   echo "== browser (headless Chromium)"
   node --test --test-concurrency=1 tests/web/ || status=1

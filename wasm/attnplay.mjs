@@ -5,11 +5,12 @@
 //   run(scenario)                 // trace with nested arrays, as the native CLI prints it
 //   run(scenario, {typed: true})  // float tensors as {shape, data: Float64Array}
 //
-//   node wasm/attnplay.mjs run FILE|-  |  run --preset NAME  |  presets [--json]
+//   node wasm/attnplay.mjs run FILE|-  |  run --preset NAME  |  presets [--json]  |  algorithms [--json]
 //
 // Any tensor of the scenario may be {shape: [...], data: Float64Array | Float32Array}: it is
 // handed to wasm as a typed array, never through JSON. Errors are thrown as Error with the
-// message naming the field; the module stays usable.
+// message naming the field and `field` = that field's path ("q[0][2][0]", "mask.window"; "" when
+// the scenario as a whole is at fault); the module stays usable.
 import createAttnplayCore from '../build/wasm/attnplay_core.mjs';
 
 let corePromise = null;
@@ -30,6 +31,11 @@ function toNested(data, shape) {
   return build(0);
 }
 
+/** An Error whose `field` names the offending field (SPEC §1). */
+function inputError(field, message) {
+  return Object.assign(new Error(message), { field });
+}
+
 function makeRun(core) {
   return function run(scenario, options = {}) {
     // JSON text goes to the core as it is: parsed there, with the native CLI's errors. Anything
@@ -45,13 +51,13 @@ function makeRun(core) {
         return value;
       });
     } catch (e) {  // a cycle, a BigInt
-      throw new Error(`scenario: cannot be written as JSON (${e.message.replace(/\s+/g, " ")})`);
+      throw inputError('', `scenario: cannot be written as JSON (${e.message.replace(/\s+/g, " ")})`);
     }
-    if (text === undefined) throw new Error(`scenario: expected an object, got ${typeof scenario}`);
+    if (text === undefined) throw inputError('', `scenario: expected an object, got ${typeof scenario}`);
     const reply = JSON.parse(core.run(text, buffers));
     if (reply.error !== undefined) {
       core.releaseOutputs();
-      throw new Error(reply.error);
+      throw inputError(reply.field, reply.error);
     }
     const trace = reply.trace;
     try {
@@ -86,14 +92,14 @@ export async function load() {
   return {
     run: makeRun(core),
     presets: () => JSON.parse(core.presets()),
-    algorithms: () => JSON.parse(core.algorithms()), // the names this core implements
+    algorithms: () => JSON.parse(core.algorithms()), // the registry: [{name, title, title_zh, description}]
     memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks
   };
 }
 
 async function main(args) {
   const fs = await import('node:fs');
-  const { run, presets } = await load();
+  const { run, presets, algorithms } = await load();
   const fail = (message, code = 1) => {
     process.stderr.write(message + '\n');
     process.exitCode = code;
@@ -103,6 +109,10 @@ async function main(args) {
       const list = presets();
       if (args[1] === '--json') process.stdout.write(JSON.stringify(list) + '\n');
       else for (const p of list) process.stdout.write(`${p.name}\t${p.title}\n`);
+    } else if (args[0] === 'algorithms') {
+      const list = algorithms();
+      if (args[1] === '--json') process.stdout.write(JSON.stringify(list) + '\n');
+      else for (const a of list) process.stdout.write(`${a.name}\t${a.title}\n`);
     } else if (args[0] === 'run' && args.length === 3 && args[1] === '--preset') {
       const preset = presets().find((p) => p.name === args[2]);
       if (!preset) return fail(`--preset: no preset named "${args[2]}" (see attnplay presets)`);
@@ -116,7 +126,7 @@ async function main(args) {
       }
       process.stdout.write(JSON.stringify(run(text)) + '\n');  // parsed by the core, as natively
     } else {
-      fail('usage: node wasm/attnplay.mjs run FILE|- | run --preset NAME | presets [--json]', 2);
+      fail('usage: node wasm/attnplay.mjs run FILE|- | run --preset NAME | presets [--json] | algorithms [--json]', 2);
     }
   } catch (e) {
     fail(e.message);

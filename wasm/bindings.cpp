@@ -1,5 +1,5 @@
 // Embind boundary. No C++ exception crosses into JS (that leaks wasm stack and memory): every
-// call returns JSON text, {"trace": ...} or {"error": "message naming the field"}, and the thin
+// call returns JSON text, {"trace": ...} or {"error": "message naming the field", "field": path}, and the thin
 // wrapper wasm/attnplay.mjs rethrows errors as JS Errors.
 //
 // Tensors travel out of band: inputs as typed arrays referenced from the JSON as
@@ -17,7 +17,10 @@ namespace {
 
 attnplay::Buffers g_outputs;
 
-std::string error_json(const std::string& message) { return attnplay::json{{"error", message}}.dump(); }
+// {"error": the one-line message, "field": the offending field's path ("" = the whole scenario)}
+std::string error_json(const std::string& message, const std::string& field) {
+  return attnplay::json{{"error", message}, {"field", field}}.dump();
+}
 
 std::string run(const std::string& scenario_text, const val& buffers) {
   try {
@@ -29,12 +32,12 @@ std::string run(const std::string& scenario_text, const val& buffers) {
     const auto scenario = attnplay::parse_scenario_text(scenario_text);
     return attnplay::json{{"trace", attnplay::run_scenario(scenario, &inputs, &g_outputs)}}.dump();
   } catch (const attnplay::InputError& e) {
-    return error_json(e.what());
+    return error_json(e.what(), e.field);
   } catch (const std::bad_alloc&) {
     attnplay::Buffers().swap(g_outputs);
-    return error_json("scenario: out of memory (too large for the browser)");
+    return error_json("scenario: out of memory (too large for the browser)", "");
   } catch (const std::exception& e) {
-    return error_json(std::string("internal error: ") + e.what());
+    return error_json(std::string("internal error: ") + e.what(), "");
   }
 }
 
@@ -45,20 +48,10 @@ val output_buffer(unsigned i) {
 
 void release_outputs() { attnplay::Buffers().swap(g_outputs); }
 
-std::string presets_json() {
-  attnplay::json list = attnplay::json::array();
-  for (const auto& p : attnplay::presets())
-    list.push_back({{"name", p.name}, {"title", p.title}, {"title_zh", p.title_zh},
-                    {"description", p.description}, {"scenario", p.scenario}});
-  return list.dump();
-}
+std::string presets_json() { return attnplay::presets_json().dump(); }
 
-// The names of the algorithms this core implements, as a JSON list.
-std::string algorithms_json() {
-  attnplay::json names = attnplay::json::array();
-  for (const auto& a : attnplay::algorithms()) names.push_back(a.name);
-  return names.dump();
-}
+// The algorithm registry: [{name, title, title_zh, description}].
+std::string algorithms_json() { return attnplay::algorithms_json().dump(); }
 
 }  // namespace
 

@@ -1,7 +1,10 @@
-// One reader per algorithm: scenario fields -> typed arguments -> the core algorithm -> Trace.
-// Each lives in run_<algorithm>.cpp beside this file and is listed in algorithms.cpp.
+// One file per algorithm, run_<algorithm>.cpp beside this one, holds its reader (scenario fields
+// -> typed arguments -> the core algorithm -> Trace) and its presets; algorithms.cpp registers
+// both under the algorithm's name.
 #pragma once
 
+#include "../rng.hpp"
+#include "presets.hpp"
 #include "scenario.hpp"
 
 namespace attnplay {
@@ -12,6 +15,13 @@ Trace run_positional_encoding(ScenarioContext& ctx);
 Trace run_nadaraya_watson(ScenarioContext& ctx);
 Trace run_prob(ScenarioContext& ctx);
 Trace run_multihead(ScenarioContext& ctx);
+
+std::vector<Preset> full_presets();
+std::vector<Preset> additive_presets();
+std::vector<Preset> nadaraya_watson_presets();
+std::vector<Preset> positional_encoding_presets();
+std::vector<Preset> prob_presets();
+std::vector<Preset> multihead_presets();
 
 // The prob fields (factor, sample_index, output_attention and the pitfall switches) for H heads;
 // shared by run_prob and run_multihead's inner "prob" (run_prob.cpp).

@@ -43,7 +43,7 @@ struct NestedReader {
   void walk(const json& v, std::size_t depth, const std::string& path) {
     if (depth == dims.size()) {
       if (++count > kMaxTensorElements)
-        throw InputError(path + ": too many numbers (the limit is " +
+        throw InputError(path, "too many numbers (the limit is " +
                          std::to_string(kMaxTensorElements) + " per tensor)");
       read_leaf(v, path);
       return;
@@ -52,17 +52,17 @@ struct NestedReader {
       const std::string what =
           sizes[depth] >= 0 ? "an array of " + expected(depth, sizes[depth])
                             : "an array (" + dims[depth].label + ")";
-      throw InputError(path + ": expected " + what + ", got " + json_type_name(v));
+      throw InputError(path, "expected " + what + ", got " + json_type_name(v));
     }
     const auto n = static_cast<std::int64_t>(v.size());
     if (sizes[depth] < 0) {
-      if (n == 0) throw InputError(path + ": expected at least 1 entry (" + dims[depth].label + "), got 0");
+      if (n == 0) throw InputError(path, "expected at least 1 entry (" + dims[depth].label + "), got 0");
       if (static_cast<std::size_t>(n) > kMaxDimension)
-        throw InputError(path + ": " + dims[depth].label + " = " + std::to_string(n) +
+        throw InputError(path, "" + dims[depth].label + " = " + std::to_string(n) +
                          " is larger than the limit " + std::to_string(kMaxDimension));
       sizes[depth] = n;
     } else if (n != sizes[depth]) {
-      throw InputError(path + ": expected " + expected(depth, sizes[depth]) + ", got " +
+      throw InputError(path, "expected " + expected(depth, sizes[depth]) + ", got " +
                        std::to_string(n));
     }
     for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], depth + 1, path + "[" + std::to_string(i) + "]");
@@ -74,11 +74,11 @@ std::int64_t checked_integer(const json& v, const std::string& path, std::int64_
   const bool integral = v.is_number_integer() ||
                         (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
                          std::abs(v.get<double>()) < 9e15);
-  if (!integral) throw InputError(path + ": expected an integer, got " + (v.is_number() ? v.dump() : json_type_name(v)));
+  if (!integral) throw InputError(path, "expected an integer, got " + (v.is_number() ? v.dump() : json_type_name(v)));
   const bool too_big = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max);
   const auto n = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
   if (too_big || n < min || n > max)
-    throw InputError(path + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.dump());
+    throw InputError(path, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.dump());
   return n;
 }
 
@@ -97,46 +97,46 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
                         const Buffers* buffers) {
   const json& shape = value.at("shape");
   if (!shape.is_array() || shape.size() != dims.size())
-    throw InputError(path + ".shape: expected " + plural(static_cast<std::int64_t>(dims.size()), "dimension") + ", got " +
+    throw InputError(path + ".shape", "expected " + plural(static_cast<std::int64_t>(dims.size()), "dimension") + ", got " +
                      (shape.is_array() ? std::to_string(shape.size()) : json_type_name(shape)));
   Shape s;
   std::uint64_t total = 1;  // 64 bits also in wasm32, where size_t would wrap at 2^32
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const auto p = path + ".shape[" + std::to_string(d) + "]";
     if (!shape[d].is_number_integer() || shape[d].get<std::int64_t>() < 1)
-      throw InputError(p + ": expected a positive integer (" + dims[d].label + ")");
+      throw InputError(p, "expected a positive integer (" + dims[d].label + ")");
     const auto n = shape[d].get<std::int64_t>();
     if (dims[d].size >= 0 && n != dims[d].size)
-      throw InputError(p + ": expected " + std::to_string(dims[d].size) + " (" + dims[d].label + "), got " + std::to_string(n));
+      throw InputError(p, "expected " + std::to_string(dims[d].size) + " (" + dims[d].label + "), got " + std::to_string(n));
     if (static_cast<std::size_t>(n) > kMaxDimension)
-      throw InputError(p + ": " + dims[d].label + " = " + std::to_string(n) + " is larger than the limit " + std::to_string(kMaxDimension));
+      throw InputError(p, "" + dims[d].label + " = " + std::to_string(n) + " is larger than the limit " + std::to_string(kMaxDimension));
     s.push_back(static_cast<std::size_t>(n));
     total *= static_cast<std::uint64_t>(n);
     if (total > kMaxTensorElements)
-      throw InputError(path + ": too many numbers (the limit is " + std::to_string(kMaxTensorElements) + " per tensor)");
+      throw InputError(path, "too many numbers (the limit is " + std::to_string(kMaxTensorElements) + " per tensor)");
   }
   Tensor t = Tensor::from_shape(s);
   if (value.contains("$buffer")) {
     const json& id = value["$buffer"];
     if (!buffers || !id.is_number_unsigned() || id.get<std::size_t>() >= buffers->size())
-      throw InputError(path + ": unknown buffer reference");
+      throw InputError(path, "unknown buffer reference");
     const auto& buf = (*buffers)[id.get<std::size_t>()];
     if (buf.size() != total)
-      throw InputError(path + ".data: expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " + std::to_string(buf.size()));
+      throw InputError(path + ".data", "expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " + std::to_string(buf.size()));
     for (std::size_t i = 0; i < total; ++i) {
       if (!std::isfinite(buf[i]))
-        throw InputError(path + ".data[" + std::to_string(i) + "]: expected a finite number");
+        throw InputError(path + ".data[" + std::to_string(i) + "]", "expected a finite number");
       t.data()[i] = buf[i];
     }
     return t;
   }
   const json& data = value.at("data");
   if (!data.is_array() || data.size() != total)
-    throw InputError(path + ".data: expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " +
+    throw InputError(path + ".data", "expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " +
                      (data.is_array() ? std::to_string(data.size()) : json_type_name(data)));
   for (std::size_t i = 0; i < total; ++i) {
     if (!data[i].is_number())
-      throw InputError(path + ".data[" + std::to_string(i) + "]: expected a number, got " + json_type_name(data[i]));
+      throw InputError(path + ".data[" + std::to_string(i) + "]", "expected a number, got " + json_type_name(data[i]));
     t.data()[i] = data[i].get<double>();
   }
   return t;
@@ -150,7 +150,7 @@ Tensor read_tensor(const json& value, const std::string& path, const std::vector
     return read_flat_tensor(value, path, dims, buffers);
   std::vector<double> data;
   auto leaf = [&](const json& v, const std::string& p) {
-    if (!v.is_number()) throw InputError(p + ": expected a number, got " + json_type_name(v));
+    if (!v.is_number()) throw InputError(p, "expected a number, got " + json_type_name(v));
     data.push_back(v.get<double>());
   };
   NestedReader<decltype(leaf)> reader{dims, "number", leaf, initial_sizes(dims)};
@@ -163,7 +163,7 @@ Tensor read_tensor(const json& value, const std::string& path, const std::vector
 Fields::Fields(const json& object, std::string path, const Buffers* buffers)
     : object_(object), path_(std::move(path)), buffers_(buffers) {
   if (!object_.is_object())
-    throw InputError((path_.empty() ? std::string("scenario") : path_) + ": expected an object, got " + json_type_name(object_));
+    throw InputError(path_, "expected an object, got " + json_type_name(object_));
 }
 
 bool Fields::has(const std::string& key) const { return object_.contains(key) && !object_[key].is_null(); }
@@ -171,7 +171,7 @@ bool Fields::has(const std::string& key) const { return object_.contains(key) &&
 std::string Fields::path_of(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
 const json& Fields::raw(const std::string& key) {
-  if (!has(key)) throw InputError(path_of(key) + ": required");
+  if (!has(key)) throw InputError(path_of(key), "required");
   used_.insert(key);
   return object_[key];
 }
@@ -184,7 +184,7 @@ std::optional<double> Fields::optional_number(const std::string& key) {
     return std::nullopt;
   }
   const json& v = raw(key);
-  if (!v.is_number()) throw InputError(path_of(key) + ": expected a number, got " + json_type_name(v));
+  if (!v.is_number()) throw InputError(path_of(key), "expected a number, got " + json_type_name(v));
   return v.get<double>();
 }
 
@@ -208,7 +208,7 @@ bool Fields::boolean(const std::string& key, bool fallback) {
     return fallback;
   }
   const json& v = raw(key);
-  if (!v.is_boolean()) throw InputError(path_of(key) + ": expected true or false, got " + json_type_name(v));
+  if (!v.is_boolean()) throw InputError(path_of(key), "expected true or false, got " + json_type_name(v));
   return v.get<bool>();
 }
 
@@ -223,7 +223,7 @@ std::string Fields::choice(const std::string& key, const std::vector<std::string
   if (v.is_string())
     for (const auto& o : options)
       if (v.get<std::string>() == o) return o;
-  throw InputError(path_of(key) + ": expected one of " + list + ", got " + (v.is_string() ? v.dump() : json_type_name(v)));
+  throw InputError(path_of(key), "expected one of " + list + ", got " + (v.is_string() ? v.dump() : json_type_name(v)));
 }
 
 Fields Fields::object(const std::string& key) { return Fields(raw(key), path_of(key), buffers_); }
@@ -257,7 +257,7 @@ BoolTensor Fields::bool_tensor(const std::string& key, const std::vector<Dim>& d
   auto leaf = [&](const json& v, const std::string& p) {
     if (v.is_boolean()) data.push_back(v.get<bool>());
     else if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1)) data.push_back(v.get<std::int64_t>() == 1);
-    else throw InputError(p + ": expected true or false, got " + (v.is_number() ? v.dump() : json_type_name(v)));
+    else throw InputError(p, "expected true or false, got " + (v.is_number() ? v.dump() : json_type_name(v)));
   };
   NestedReader<decltype(leaf)> reader{dims, "boolean", leaf, initial_sizes(dims)};
   reader.walk(raw(key), 0, path_of(key));

@@ -12,7 +12,7 @@ Trace run_additive(ScenarioContext& ctx) {
   const Tensor q = ctx.tensor("q", {Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E_q")});
   const auto qs = q.shape();
   if (qs[2] != 1)
-    throw InputError("q: additive attention takes H = 1, got " + std::to_string(qs[2]));
+    throw InputError("q", "additive attention takes H = 1, got " + std::to_string(qs[2]));
   const Tensor k = ctx.tensor("k", {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(1, "H = 1"), Dim::any("E_k")});
   const Tensor v = ctx.tensor("v", {Dim::of(qs[0], "B of q"), Dim::of(k.shape()[1], "L_K of k"), Dim::of(1, "H = 1"), Dim::any("D")});
   const std::size_t E_q = qs[3], E_k = k.shape()[3];
@@ -26,7 +26,7 @@ Trace run_additive(ScenarioContext& ctx) {
   const bool seeded = !ctx.fields.has("weights");
   if (seeded) {
     ctx.fields.ignore({"weights"});
-    if (!hidden) throw InputError("hidden: required (the size h of the hidden layer), unless weights: {W_q, W_k, w_v} are given");
+    if (!hidden) throw InputError("hidden", "required (the size h of the hidden layer), unless weights: {W_q, W_k, w_v} are given");
     check_size(static_cast<std::uint64_t>(*hidden) * std::max(E_q, E_k), "hidden", "the weights W_q (h, E_q) and W_k (h, E_k)");
     weights = seeded_additive_weights(ctx.seed, static_cast<std::size_t>(*hidden), E_q, E_k);
   } else {
@@ -62,6 +62,46 @@ Trace run_additive(ScenarioContext& ctx) {
     trace.set("w_v", weights.w_v);
   }
   return trace;
+}
+
+namespace {
+
+// d2l's AdditiveAttention example: queries (2, 1, 20) drawn normal (SplitMix64, data stream of
+// seed 0, row-major), keys all ones (2, 10, 2), values arange(40).reshape(1, 10, 4) for both
+// batch items, valid_lens [2, 6], hidden 8 (weights drawn from the scenario's seed).
+json d2l_additive_demo() {
+  Rng rng(0, RngStream::data);
+  json q = json::array(), k = json::array(), v = json::array();
+  for (int b = 0; b < 2; ++b) {
+    json row = json::array();
+    for (int e = 0; e < 20; ++e) row.push_back(rng.normal());
+    json qb = json::array();
+    qb.push_back(json::array({row}));  // (L_Q = 1, H = 1, E_q = 20)
+    q.push_back(qb);
+    json kb = json::array(), vb = json::array();
+    for (int j = 0; j < 10; ++j) {
+      kb.push_back(json::parse("[[1, 1]]"));
+      vb.push_back(json::array({json::array({4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3})}));
+    }
+    k.push_back(kb);
+    v.push_back(vb);
+  }
+  json s = {{"algorithm", "additive"}, {"hidden", 8}, {"q", q}, {"k", k}, {"v", v}};
+  s["mask"] = json::parse(R"({"kind": "valid_lens", "valid_lens": [2, 6]})");
+  return s;
+}
+
+}  // namespace
+
+// d2l's AdditiveAttention example (seed 003).
+std::vector<Preset> additive_presets() {
+  std::vector<Preset> p;
+  p.push_back({"d2l-additive", "d2l additive attention, valid_lens [2, 6]", "d2l 加性注意力,valid_lens [2, 6]",
+               "AdditiveAttention(key_size=2, query_size=20, num_hiddens=8): the keys are all ones, so every "
+               "key gets the same score and the weights are uniform over the valid keys (1/2 in item 0, 1/6 "
+               "in item 1). The context is [2, 3, 4, 5] and [10, 11, 12, 13], as d2l prints.",
+               d2l_additive_demo()});
+  return p;
 }
 
 }  // namespace attnplay

@@ -13,7 +13,7 @@ std::optional<Tensor> read_bias(ScenarioContext& ctx, Fields& w, const std::stri
                                 const std::string& label) {
   const std::vector<Dim> dims{Dim::of(rows, label)};
   if (w.has(name) && ctx.fields.has(name))
-    throw InputError(ctx.fields.path_of(name) + ": given both here and as " + w.path_of(name));
+    throw InputError(ctx.fields.path_of(name), "given both here and as " + w.path_of(name));
   std::optional<Tensor> b = w.has(name) ? std::optional<Tensor>(w.tensor(name, dims)) : ctx.fields.optional_tensor(name, dims);
   if (!w.has(name)) w.ignore({name});
   if (b) ctx.record_shape(name, Shape(b->shape().begin(), b->shape().end()));
@@ -21,7 +21,7 @@ std::optional<Tensor> read_bias(ScenarioContext& ctx, Fields& w, const std::stri
 }
 
 std::string divides_message(std::int64_t heads, std::size_t n, const std::string& what) {
-  return "num_heads: " + std::to_string(heads) + " does not divide " + what + " = " + std::to_string(n);
+  return std::to_string(heads) + " does not divide " + what + " = " + std::to_string(n);
 }
 
 }  // namespace
@@ -53,11 +53,11 @@ Trace run_multihead(ScenarioContext& ctx) {
     check_size(std::uint64_t{B} * L_K * hq, "weights.W_k", "the projected keys (B, L_K, rows of W_k)");
     check_size(std::uint64_t{B} * std::max(L_Q, L_K) * hv, "weights.W_v", "the projected values and head contexts (B, L, rows of W_v)");
     check_size(std::uint64_t{B} * L_Q * weights.W_o.shape()[0], "weights.W_o", "the output (B, L_Q, rows of W_o)");
-    if (hq % options.num_heads != 0) throw InputError(divides_message(heads, hq, "the rows of weights.W_q"));
-    if (hv % options.num_heads != 0) throw InputError(divides_message(heads, hv, "the rows of weights.W_v"));
+    if (hq % options.num_heads != 0) throw InputError("num_heads", divides_message(heads, hq, "the rows of weights.W_q"));
+    if (hv % options.num_heads != 0) throw InputError("num_heads", divides_message(heads, hv, "the rows of weights.W_v"));
     if (f.has("num_hiddens") && f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)) !=
                                     static_cast<std::int64_t>(hq))
-      throw InputError("num_hiddens: expected " + std::to_string(hq) + " (the rows of weights.W_q), got " +
+      throw InputError("num_hiddens", "expected " + std::to_string(hq) + " (the rows of weights.W_q), got " +
                        f.raw("num_hiddens").dump());
     weights.b_q = read_bias(ctx, w, "b_q", hq, "rows of W_q");
     weights.b_k = read_bias(ctx, w, "b_k", hq, "rows of W_k");
@@ -75,18 +75,18 @@ Trace run_multihead(ScenarioContext& ctx) {
     f.ignore({"bias"});
     w.warn_unused(ctx.warnings);
   } else {
-    if (!f.has("num_hiddens")) throw InputError("num_hiddens: required when weights are not given");
+    if (!f.has("num_hiddens")) throw InputError("num_hiddens", "required when weights are not given");
     const auto nh = static_cast<std::size_t>(f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)));
-    if (nh % options.num_heads != 0) throw InputError(divides_message(heads, nh, "num_hiddens"));
+    if (nh % options.num_heads != 0) throw InputError("num_heads", divides_message(heads, nh, "num_hiddens"));
     const std::size_t widest = std::max({d_q, d_k, d_v, nh, B * L_Q, B * L_K});
     if (nh > kMaxTensorElements / widest)
-      throw InputError("num_hiddens: " + std::to_string(nh) + " gives tensors of more than " +
+      throw InputError("num_hiddens", "" + std::to_string(nh) + " gives tensors of more than " +
                        std::to_string(kMaxTensorElements) + " numbers");
     // d2l's MultiHeadAttention has bias=False; TSLib's AttentionLayer (around ProbAttention) nn.Linear's True
     const bool bias = f.boolean("bias", options.inner == InnerAttention::prob);
     weights = seeded_multihead_weights(ctx.seed, d_q, d_k, d_v, nh, bias);
     for (const char* name : {"b_q", "b_k", "b_v", "b_o"})
-      if (f.has(name)) throw InputError(std::string(name) + ": biases are given with the weights (\"weights\": {...}); "
+      if (f.has(name)) throw InputError(std::string(name), "biases are given with the weights (\"weights\": {...}); "
                                         "with num_hiddens use \"bias\": true");
   }
 
@@ -108,12 +108,64 @@ Trace run_multihead(ScenarioContext& ctx) {
   for (std::size_t n = 0; n < output.size(); ++n)
     if (!std::isfinite(output.data()[n])) {
       const std::size_t out = output.shape()[2];
-      throw InputError(std::string(f.has("weights") ? "weights.W_o" : "values") +
-                       ": the output (head contexts W_o^T + b_o) is not a finite number at batch " +
+      throw InputError(f.has("weights") ? "weights.W_o" : "values",
+                       "the output (head contexts W_o^T + b_o) is not a finite number at batch " +
                        std::to_string(n / out / L_Q) + ", position " + std::to_string(n / out % L_Q) + ", column " +
                        std::to_string(n % out));
     }
   return trace;
+}
+
+// d2l's MultiHeadAttention (seed 003), the basic-operations shape chain (seed 004), Informer's layer.
+std::vector<Preset> multihead_presets() {
+  std::vector<Preset> p;
+  {
+    json s = {{"algorithm", "multihead"}, {"num_hiddens", 100}, {"num_heads", 5}};
+    s["queries"] = constant_nested({2, 4, 100}, 1.0);
+    s["keys"] = constant_nested({2, 6, 100}, 1.0);
+    s["values"] = constant_nested({2, 6, 100}, 1.0);
+    s["mask"] = json::parse(R"({"kind": "valid_lens", "valid_lens": [3, 2]})");
+    p.push_back({"d2l-multihead", "d2l MultiHeadAttention: 5 heads of 20, output (2, 4, 100)",
+                 "d2l 多头注意力:5 个 20 维的头,输出 (2, 4, 100)",
+                 "MultiHeadAttention(100, 100, 100, 100, num_heads=5): X = ones(2, 4, 100) queries Y = "
+                 "ones(2, 6, 100) with valid_lens [3, 2]. transpose_qkv splits each projection into 5 heads "
+                 "of 20: (10, 4, 20), (10, 6, 20); each head attends, the heads are concatenated back to "
+                 "(2, 4, 100) and W_o gives the output (2, 4, 100). The weights are drawn from the seed "
+                 "(bias=False, as d2l).",
+                 s});
+  }
+  {
+    Rng rng(1, RngStream::data);
+    const json x = normal_nested(rng, {2, 6, 16});
+    json s = {{"algorithm", "multihead"}, {"num_hiddens", 16}, {"num_heads", 2}, {"bias", true}};
+    s["queries"] = x;
+    s["keys"] = x;
+    s["values"] = x;
+    p.push_back({"tslib-shape-chain", "AttentionLayer shapes: (2,6,16) -> view(B,L,H,-1) -> (2,6,2,8)",
+                 "AttentionLayer 形状链:(2,6,16) -> view(B,L,H,-1) -> (2,6,2,8)",
+                 "The basic-operations toy: B = 2, L = S = 6, H = 2, d_model = 16. The Linear keeps (2, 6, 16); "
+                 "view(B, L, H, -1) splits it into (2, 6, 2, 8) (the -1 is inferred as 8); einsum "
+                 "\"blhe,bshe->bhls\" gives scores (2, 2, 6, 6), softmax over the last axis (the keys), and "
+                 "\"bhls,bshd->blhd\" the context (2, 6, 2, 8), concatenated back to (2, 6, 16).",
+                 s});
+  }
+  {
+    Rng rng(2, RngStream::data);
+    json s = {{"algorithm", "multihead"}, {"inner", "prob"}, {"num_hiddens", 16}, {"num_heads", 2},
+              {"factor", 2}, {"output_attention", true}};
+    const json x = normal_nested(rng, {1, 12, 16});
+    s["queries"] = x;
+    s["keys"] = x;
+    s["values"] = x;
+    p.push_back({"informer-prob-layer", "Informer: AttentionLayer around ProbAttention, L = 12, factor 2",
+                 "Informer:AttentionLayer 包裹 ProbAttention,L = 12,factor 2",
+                 "An Informer encoder self-attention: d_model 16, 2 heads of 8, L = 12, factor 2, so U_part = "
+                 "u = 2 * ceil(ln 12) = 6: each query is scored against 6 sampled keys, the 6 queries of "
+                 "largest M per head attend exactly, the other 6 keep the mean of V. The projections are "
+                 "nn.Linear with bias, drawn from the seed.",
+                 s});
+  }
+  return p;
 }
 
 }  // namespace attnplay

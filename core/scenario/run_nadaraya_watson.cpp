@@ -29,7 +29,7 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
   if (f.has("dataset")) {
     for (const char* key : {"x_train", "y_train", "x_query"})
       if (f.has(key))
-        throw InputError(std::string(key) + ": not allowed with dataset (the data set generates x_train, y_train and x_query)");
+        throw InputError(std::string(key), "not allowed with dataset (the data set generates x_train, y_train and x_query)");
     Fields d = f.object("dataset");
     const auto n_train = d.integer("n_train", 50, 1, big);
     const auto seed = d.integer("seed", static_cast<std::int64_t>(ctx.seed), 0, std::numeric_limits<std::int64_t>::max());
@@ -62,9 +62,9 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
     tr.lr = t.number("lr", 0.5);
     t.warn_unused(ctx.warnings);
     if (n_train < 2)
-      throw InputError("train: leave-one-out training needs at least 2 training points, got " + std::to_string(n_train));
+      throw InputError("train", "leave-one-out training needs at least 2 training points, got " + std::to_string(n_train));
     if (tr.epochs * n_train * (n_train - 1) > kMaxKernelEvaluations)
-      throw InputError("train.epochs: epochs * n_train * (n_train - 1) = " +
+      throw InputError("train.epochs", "epochs * n_train * (n_train - 1) = " +
                        std::to_string(tr.epochs * n_train * (n_train - 1)) + " kernel evaluations is more than the limit " +
                        std::to_string(kMaxKernelEvaluations));
     training = tr;
@@ -76,17 +76,17 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
   const auto [xt_min, xt_max] = std::minmax_element(x_train.begin(), x_train.end());
   const auto [xq_min, xq_max] = std::minmax_element(x_query.begin(), x_query.end());
   if (training && !std::isfinite(*xt_max - *xt_min))
-    throw InputError("x_train: x_train[i] - x_train[j] is not a finite number (" + number_text(*xt_max) + " - " +
+    throw InputError("x_train", "x_train[i] - x_train[j] is not a finite number (" + number_text(*xt_max) + " - " +
                      number_text(*xt_min) + "); use smaller numbers");
   if (!std::isfinite(*xq_max - *xt_min) || !std::isfinite(*xt_max - *xq_min))
-    throw InputError("x_query: x_query - x_train is not a finite number (x_query from " + number_text(*xq_min) + " to " +
+    throw InputError("x_query", "x_query - x_train is not a finite number (x_query from " + number_text(*xq_min) + " to " +
                      number_text(*xq_max) + ", x_train from " + number_text(*xt_min) + " to " + number_text(*xt_max) +
                      "); use smaller numbers");
   if (n_query * n_train > kMaxKernelEvaluations)
-    throw InputError(query_field + ": n_query * n_train = " + std::to_string(n_query * n_train) +
+    throw InputError(query_field, "n_query * n_train = " + std::to_string(n_query * n_train) +
                      " kernel evaluations is more than the limit " + std::to_string(kMaxKernelEvaluations));
   if (ctx.level == TraceLevel::full && n_query * n_train > kMaxTensorElements)
-    throw InputError(query_field + ": the weights (n_query x n_train) would hold " + std::to_string(n_query * n_train) +
+    throw InputError(query_field, "the weights (n_query x n_train) would hold " + std::to_string(n_query * n_train) +
                      " numbers, more than the limit " + std::to_string(kMaxTensorElements) + "; use \"trace\": \"context\"");
 
   Trace result = nadaraya_watson(x_train, y_train, x_query, kernel, w, training ? &*training : nullptr, ctx.level);
@@ -95,10 +95,10 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
     const Tensor& history = result.tensor("w_history");
     for (std::size_t e = 0; e < loss.size(); ++e) {
       if (!std::isfinite(loss(e)))  // the residuals are at most 2 max |y_train|: their squares overflow
-        throw InputError("y_train: the leave-one-out loss of epoch " + std::to_string(e) +
+        throw InputError("y_train", "the leave-one-out loss of epoch " + std::to_string(e) +
                          " is not a finite number (|y_train| too large)");
       if (!std::isfinite(history(e + 1)))
-        throw InputError("train.lr: training diverged at epoch " + std::to_string(e + 1) +
+        throw InputError("train.lr", "training diverged at epoch " + std::to_string(e + 1) +
                          " (w is no longer a finite number); try a smaller lr");
     }
   }
@@ -115,6 +115,31 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
   trace.cost = result.cost;
   trace.warnings = std::move(result.warnings);
   return trace;
+}
+
+// d2l's attention pooling (seed 003): average pooling, then Nadaraya-Watson without and with training.
+std::vector<Preset> nadaraya_watson_presets() {
+  std::vector<Preset> p;
+  p.push_back({"d2l-average-pooling", "d2l average pooling (constant kernel)", "d2l 平均汇聚(常数核)",
+               "The baseline before attention: every test point predicts the mean of y_train, ignoring x "
+               "(y_hat = repeat_interleave(y_train.mean(), n_test)). 50 training points of "
+               "y = 2 sin x + x^0.8 + noise.",
+               json::parse(R"({"algorithm": "nadaraya_watson", "kernel": "constant",
+                   "dataset": {"n_train": 50, "seed": 0}})")});
+  p.push_back({"d2l-nadaraya-watson", "d2l Nadaraya-Watson kernel regression", "d2l Nadaraya-Watson 核回归",
+               "Non-parametric attention pooling: weights = softmax(-(x - x_i)^2 / 2) over the 50 training "
+               "points. Both axes are sorted, so the heavy weights lie on the diagonal; y_hat follows the "
+               "truth 2 sin x + x^0.8 smoothly.",
+               json::parse(R"({"algorithm": "nadaraya_watson", "kernel": "gaussian",
+                   "dataset": {"n_train": 50, "seed": 0}})")});
+  p.push_back({"d2l-nadaraya-watson-trained", "d2l parametric Nadaraya-Watson, 5 epochs of SGD",
+               "d2l 带参数的 Nadaraya-Watson,SGD 训练 5 轮",
+               "NWKernelRegression: weights = softmax(-((x - x_i) w)^2 / 2), w learned by leave-one-out SGD "
+               "(lr 0.5, 5 epochs, loss = sum of squared errors). The loss falls, w grows, the kernel narrows "
+               "and y_hat follows the noisy training points: less smooth than with w = 1.",
+               json::parse(R"({"algorithm": "nadaraya_watson", "kernel": "gaussian", "w": 1,
+                   "dataset": {"n_train": 50, "seed": 0}, "train": {"epochs": 5, "lr": 0.5}})")});
+  return p;
 }
 
 }  // namespace attnplay

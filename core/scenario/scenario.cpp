@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "../full_attention.hpp"
+#include "../attention_rows.hpp"
 
 namespace attnplay {
 
@@ -36,7 +36,7 @@ AttentionInputs read_attention_inputs(ScenarioContext& ctx) {
 
 void check_size(std::uint64_t numbers, const std::string& field, const std::string& what, const std::string& remedy) {
   if (numbers > kMaxTensorElements)
-    throw InputError(field + ": " + what + " would hold " + std::to_string(numbers) + " numbers, more than the limit " +
+    throw InputError(field, what + " would hold " + std::to_string(numbers) + " numbers, more than the limit " +
                      std::to_string(kMaxTensorElements) + remedy);
 }
 
@@ -85,7 +85,7 @@ Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t
     const json& f = m.raw("fill");
     if (f.is_string() && f.get<std::string>() == "-inf") mask.fill = -std::numeric_limits<double>::infinity();
     else if (f.is_number()) mask.fill = f.get<double>();
-    else throw InputError(m.path_of("fill") + ": expected a number or \"-inf\", got " + (f.is_string() ? f.dump() : json_type_name(f)));
+    else throw InputError(m.path_of("fill"), "expected a number or \"-inf\", got " + (f.is_string() ? f.dump() : json_type_name(f)));
   }
   m.warn_unused(ctx.warnings);
   return mask;
@@ -129,7 +129,7 @@ void check_finite(const Trace& trace) {
     }
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isfinite(data[i]))
-        throw InputError("scenario: the trace's \"" + name + "\" holds a number that is not finite (entry " +
+        throw InputError("", "the trace's \"" + name + "\" holds a number that is not finite (entry " +
                          std::to_string(i) + "): the input numbers are too large");
   }
 }
@@ -177,12 +177,12 @@ json parse_scenario_text(const std::string& text) {
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto colon = what.find("parse error");
-    throw InputError("scenario: invalid JSON at byte " + std::to_string(e.byte) + ": " +
+    throw InputError("", "invalid JSON at byte " + std::to_string(e.byte) + ": " +
                      (colon == std::string::npos ? what : what.substr(colon)));
   } catch (const json::exception& e) {  // out_of_range 406: a number beyond the double range (1e400)
     std::string what = e.what();
     const auto bracket = what.find("] ");
-    throw InputError("scenario: invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
+    throw InputError("", "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
                      " (numbers must be finite doubles)");
   }
 }
@@ -192,12 +192,10 @@ json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_
   ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}};
   std::string list;
   for (const auto& a : algorithms()) list += (list.empty() ? "" : ", ") + std::string("\"") + a.name + "\"";
-  if (!fields.has("algorithm")) throw InputError("algorithm: required, one of " + list);
+  if (!fields.has("algorithm")) throw InputError("algorithm", "required, one of " + list);
   const json& name = fields.raw("algorithm");
-  const AlgorithmEntry* entry = nullptr;
-  for (const auto& a : algorithms())
-    if (name.is_string() && name.get<std::string>() == a.name) entry = &a;
-  if (!entry) throw InputError("algorithm: expected one of " + list + ", got " + (name.is_string() ? name.dump() : json_type_name(name)));
+  const AlgorithmEntry* entry = name.is_string() ? find_algorithm(name.get<std::string>()) : nullptr;
+  if (!entry) throw InputError("algorithm", "expected one of " + list + ", got " + (name.is_string() ? name.dump() : json_type_name(name)));
 
   ctx.seed = static_cast<std::uint64_t>(fields.integer("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
   ctx.level = fields.choice("trace", {"full", "context"}, "full") == "full" ? TraceLevel::full : TraceLevel::context;

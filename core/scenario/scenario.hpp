@@ -44,13 +44,23 @@ void check_size(std::uint64_t numbers, const std::string& field, const std::stri
 // At trace "full", the (B, H, L_Q, L_K) scores and weights; "context" keeps only one row.
 void check_pair_tensors(const ScenarioContext& ctx, std::uint64_t pairs, const std::string& field);
 
-// The algorithms a scenario may name, with the function that reads and runs each.
+// The algorithm registry: every algorithm is registered once, in algorithms.cpp, and the CLI
+// (`attnplay algorithms`), WASM `algorithms()`, the fixture tests and the page's menu derive
+// from it. See docs/architecture.md, "Adding an algorithm".
+struct Preset;
 using AlgorithmRunner = Trace (*)(ScenarioContext&);
 struct AlgorithmEntry {
-  const char* name;
-  AlgorithmRunner run;
+  const char* name;         // the scenario's "algorithm"
+  const char* title;        // for menus, English
+  const char* title_zh;     // for menus, Chinese
+  const char* description;  // one line: the formula and the reference it follows
+  AlgorithmRunner run;      // reads the scenario's fields and runs it
+  std::vector<Preset> (*presets)();  // its built-in scenarios, the seeds' worked examples first
 };
 const std::vector<AlgorithmEntry>& algorithms();
+const AlgorithmEntry* find_algorithm(const std::string& name);
+// [{name, title, title_zh, description}] in registry order.
+json algorithms_json();
 
 // Tensor output: nested arrays (CLI) or out-of-band buffers {"shape", "$buffer"} (WASM).
 json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers = nullptr);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../../core/rng.hpp"
 #include "../../core/scenario/presets.hpp"
 #include "../../core/scenario/scenario.hpp"
 
@@ -59,6 +60,14 @@ inline std::string error_of(const json& scenario) {
     return e.what();
   }
   return "";
+}
+
+// A nested array of standard normals of the given shape, unrounded (Rng's draws, row-major).
+inline json random_nested(Rng& rng, const std::vector<std::size_t>& shape, std::size_t depth = 0) {
+  json a = json::array();
+  for (std::size_t i = 0; i < shape[depth]; ++i)
+    a.push_back(depth + 1 == shape.size() ? json(rng.normal()) : random_nested(rng, shape, depth + 1));
+  return a;
 }
 
 }  // namespace attnplay::testing

@@ -1,7 +1,8 @@
 // Golden fixtures from the PyTorch reference (tests/fixtures/<algorithm>/<case>.json, written by
 // tests/fixtures/generate.py): every scenario is run natively and every expected trace field
 // must agree with the reference to the fixture's tolerance (max |a-b| / max(1, |b|)).
-// One TEST_CASE per algorithm, one DYNAMIC_SECTION per fixture.
+// The algorithms come from the registry (algorithms()): every registered algorithm must have
+// fixtures, and every fixture folder must be a registered algorithm. One DYNAMIC_SECTION per fixture.
 #include "helpers.hpp"
 
 #include <algorithm>
@@ -13,9 +14,6 @@ using namespace attnplay::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const kAlgorithms[] = {"full", "additive", "multihead", "prob", "nadaraya_watson",
-                                   "positional_encoding"};
 
 fs::path fixtures_root() { return fs::path(ATTNPLAY_SOURCE_DIR) / "tests" / "fixtures"; }
 
@@ -78,17 +76,24 @@ void check_fixtures(const std::string& algorithm, std::size_t at_least) {
 
 }  // namespace
 
-TEST_CASE("fixtures: every fixture folder is checked, and they hold enough fixtures") {
+// Each registered algorithm has at least this many fixtures from the PyTorch reference.
+constexpr std::size_t kMinFixturesPerAlgorithm = 3;
+
+TEST_CASE("fixtures: every fixture folder is a registered algorithm, and every algorithm has fixtures") {
   std::size_t total = 0;
-  std::vector<std::string> known(std::begin(kAlgorithms), std::end(kAlgorithms));
   for (const auto& entry : fs::directory_iterator(fixtures_root())) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
     if (name == "reference" || name.rfind("__", 0) == 0) continue;  // the Python reference code
-    INFO("tests/fixtures/" << name << " is not checked by test_fixtures.cpp");
-    CHECK(std::find(known.begin(), known.end(), name) != known.end());
+    INFO("tests/fixtures/" << name << " is not an algorithm of the registry (core/scenario/algorithms.cpp)");
+    CHECK(find_algorithm(name) != nullptr);
   }
-  for (const char* algorithm : kAlgorithms) total += fixture_files(algorithm).size();
+  for (const auto& algorithm : algorithms()) {
+    INFO("algorithm " << algorithm.name << " needs fixtures in tests/fixtures/" << algorithm.name
+                      << " (tests/fixtures/generate.py)");
+    CHECK(fixture_files(algorithm.name).size() >= kMinFixturesPerAlgorithm);
+    total += fixture_files(algorithm.name).size();
+  }
   CHECK(total >= 60);
 }
 
@@ -106,9 +111,6 @@ TEST_CASE("fixtures: the checker itself sees a wrong value") {
   CHECK(max_rel_diff(trace["context"], context) > 1e-9);
 }
 
-TEST_CASE("fixtures: full (PyTorch FullAttention / d2l DotProductAttention)") { check_fixtures("full", 20); }
-TEST_CASE("fixtures: additive (d2l AdditiveAttention)") { check_fixtures("additive", 5); }
-TEST_CASE("fixtures: multihead (d2l MultiHeadAttention / TSLib AttentionLayer)") { check_fixtures("multihead", 5); }
-TEST_CASE("fixtures: prob (Informer ProbAttention)") { check_fixtures("prob", 10); }
-TEST_CASE("fixtures: nadaraya_watson (d2l NWKernelRegression)") { check_fixtures("nadaraya_watson", 5); }
-TEST_CASE("fixtures: positional_encoding (d2l PositionalEncoding)") { check_fixtures("positional_encoding", 3); }
+TEST_CASE("fixtures: every registered algorithm equals its PyTorch reference") {
+  for (const auto& algorithm : algorithms()) check_fixtures(algorithm.name, kMinFixturesPerAlgorithm);
+}

@@ -154,3 +154,90 @@ TEST_CASE("bad input names the field") {
   CHECK_THAT(error_of(s), Contains("algorithm: expected one of"));
   CHECK_THAT(error_of(json::array()), Contains("scenario: expected an object"));
 }
+
+// ---- sparse masks computed sparsely (seed 002): only the allowed pairs ----------------------
+
+namespace {
+
+Mask structured_mask(MaskKind kind, std::int64_t window, std::int64_t dilation, std::int64_t stride, bool causal) {
+  Mask m;
+  m.kind = kind;
+  m.window = window;
+  m.dilation = dilation;
+  m.stride = stride;
+  m.causal = causal;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("allowed_keys lists exactly the keys the mask allows, ascending") {
+  std::vector<std::uint32_t> keys;
+  for (const MaskKind kind : {MaskKind::none, MaskKind::causal, MaskKind::local, MaskKind::atrous, MaskKind::strided})
+    for (const bool causal : {false, true})
+      for (std::int64_t w = 0; w <= 3; ++w)
+        for (std::int64_t s = 1; s <= 4; ++s) {
+          const Mask m = structured_mask(kind, w, s, s, causal);
+          for (const std::size_t L_K : {1, 5, 13})
+            for (std::size_t i = 0; i < 16; ++i) {  // queries beyond L_K too (L_Q > L_K)
+              std::vector<std::uint32_t> expected;
+              for (std::size_t j = 0; j < L_K; ++j)
+                if (m.allows(0, i, j)) expected.push_back(static_cast<std::uint32_t>(j));
+              allowed_keys(m, 0, i, L_K, keys);
+              INFO("kind " << mask_kind_name(kind) << " causal " << causal << " w " << w << " s " << s << " L_K " << L_K
+                           << " i " << i);
+              CHECK(keys == expected);
+            }
+        }
+}
+
+TEST_CASE("a sparse mask's context equals the dense masked computation, and costs its allowed pairs") {
+  const std::vector<json> masks = {
+      {{"kind", "causal"}},
+      {{"kind", "local"}, {"window", 2}},
+      {{"kind", "local"}, {"window", 1}, {"causal", true}},
+      {{"kind", "atrous"}, {"dilation", 3}},
+      {{"kind", "atrous"}, {"dilation", 2}, {"causal", true}},
+      {{"kind", "strided"}, {"window", 1}, {"stride", 3}},
+      {{"kind", "strided"}, {"window", 2}, {"stride", 4}, {"causal", true}},
+      {{"kind", "valid_lens"}, {"valid_lens", {3, 7}}, {"fill", "-inf"}},
+      {{"kind", "explicit"}, {"allowed", json::parse("[[1,0,0,0,0,0,0],[1,1,0,0,1,0,0],[0,0,1,0,0,0,1],[1,1,1,1,1,1,1],"
+                                                       "[0,1,0,1,0,0,0],[0,0,0,0,0,0,0],[1,0,0,0,0,0,1]]")}},
+  };
+  for (const auto& m : masks) {
+    INFO(m.dump());
+    const json scenario = random_scenario(11, 7, m);
+    const json sparse = run(scenario);
+    // the dense computation: the same mask with a finite fill far below every score is computed
+    // over every pair, and its masked weights underflow to exactly 0
+    json dense_scenario = scenario;
+    dense_scenario["mask"]["fill"] = -1e300;
+    const json dense = run(dense_scenario);
+    CHECK(dense["cost"]["dot_products"] == 2 * 2 * 7 * 7);
+    std::uint64_t allowed = 0;
+    for (const auto& b : sparse["allowed"])
+      for (const auto& h : b)
+        for (const auto& i : h)
+          for (const auto& j : i) allowed += j.get<bool>() ? 1 : 0;
+    CHECK(sparse["cost"]["dot_products"] == allowed);
+    CHECK(sparse["cost"]["dense_dot_products"] == 2 * 2 * 7 * 7);
+    if (m["kind"] == "explicit") {  // row 5 has no allowed key: zero in the sparse trace, uniform with a finite fill
+      CHECK(sparse["warnings"].size() == 4);
+      continue;
+    }
+    CHECK(max_rel_diff(sparse["context"], dense["context"]) <= 1e-15);
+    CHECK(max_rel_diff(sparse["weights"], dense["weights"]) <= 1e-15);
+    CHECK(max_rel_diff(sparse["scores"], dense["scores"]) == 0.0);
+  }
+}
+
+TEST_CASE("a local window at L = 512 computes (2w + 1) L - w (w + 1) products per head, not L^2") {
+  Rng rng(5, RngStream::data);
+  const std::size_t L = 512, w = 16;
+  const json s = {{"algorithm", "full"}, {"trace", "context"},
+                  {"q", random_nested(rng, {1, L, 1, 4})}, {"k", random_nested(rng, {1, L, 1, 4})},
+                  {"v", random_nested(rng, {1, L, 1, 2})}, {"mask", {{"kind", "local"}, {"window", w}}}};
+  const json t = run(s);
+  CHECK(t["cost"]["dot_products"] == (2 * w + 1) * L - w * (w + 1));
+  CHECK(t["cost"]["dense_dot_products"] == L * L);
+}

@@ -23,13 +23,6 @@ json tiny() {
     "mask": {"kind": "valid_lens", "valid_lens": [2]}})");
 }
 
-json normal_nested(Rng& rng, const std::vector<std::size_t>& shape, std::size_t depth = 0) {
-  json a = json::array();
-  for (std::size_t i = 0; i < shape[depth]; ++i)
-    a.push_back(depth + 1 == shape.size() ? json(rng.normal()) : normal_nested(rng, shape, depth + 1));
-  return a;
-}
-
 }  // namespace
 
 TEST_CASE("multihead inner full equals doing it by hand") {
@@ -150,7 +143,7 @@ TEST_CASE("AttentionLayer shape chain: (2,6,16) -> view(B,L,H,-1) -> (2,6,2,8)")
 TEST_CASE("multihead inner prob: u = L_Q equals inner full; Informer layer shapes") {
   Rng rng(3, RngStream::data);
   json s = {{"algorithm", "multihead"}, {"num_heads", 2}, {"num_hiddens", 8}, {"bias", true}, {"seed", 4}};
-  s["queries"] = normal_nested(rng, {2, 5, 8});
+  s["queries"] = random_nested(rng, {2, 5, 8});
   s["keys"] = s["queries"];
   s["values"] = s["queries"];
   const json full = run(s);

@@ -1,7 +1,13 @@
 // ProbAttention: the seed's toy numbers, equivalence with full attention when every query is
 // selected, ProbMask, the sampling generator, the reference's pitfalls and their switches, the
-// real cost at L = 4096, and error messages.
+// real cost at L = 4096, error messages; a given top_index (the seed's walk-through), the
+// comparison with full attention (sparsity_exact, exact_context, max_abs_error), and the
+// xtensor reductions the implementation relies on.
 #include <set>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 #include "../../core/full_attention.hpp"
 #include "../../core/prob_attention.hpp"
@@ -14,22 +20,15 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-json normal_nested(Rng& rng, const std::vector<std::size_t>& shape, std::size_t depth = 0) {
-  json a = json::array();
-  for (std::size_t i = 0; i < shape[depth]; ++i)
-    a.push_back(depth + 1 == shape.size() ? json(rng.normal()) : normal_nested(rng, shape, depth + 1));
-  return a;
-}
-
 // q (B, L, H, E), k (B, L_K, H, E), v (B, L_K, H, D) of standard normals.
 json random_prob(unsigned seed, std::size_t B, std::size_t L, std::size_t H, std::size_t E, std::size_t D,
                  std::size_t L_K = 0) {
   Rng rng(seed, RngStream::data);
   if (L_K == 0) L_K = L;
   json s = {{"algorithm", "prob"}};
-  s["q"] = normal_nested(rng, {B, L, H, E});
-  s["k"] = normal_nested(rng, {B, L_K, H, E});
-  s["v"] = normal_nested(rng, {B, L_K, H, D});
+  s["q"] = random_nested(rng, {B, L, H, E});
+  s["k"] = random_nested(rng, {B, L_K, H, E});
+  s["v"] = random_nested(rng, {B, L_K, H, D});
   return s;
 }
 
@@ -55,6 +54,8 @@ TEST_CASE("prob toy: the seed's sample gives M = [0.5, 1, 1.25, 1] and top_index
   CHECK(t["q_k_sample"][0][0] == json::parse("[[1.0,1.0],[1.0,-1.0],[1.0,2.0],[2.0,2.0]]"));
   CHECK(t["sparsity"][0][0] == json::parse("[0.5, 1.0, 1.25, 1.0]"));
   CHECK(t["top_index"][0][0] == json::parse("[2, 1]"));  // q1 and q3 tie at M = 1: the lower index
+  // the seed's hand computation against all keys: M(q0) = 1 - 3/4 = 0.25, M(q2) = 2 - 4/4 = 1
+  CHECK(t["sparsity_exact"][0][0] == json::parse("[0.25, 0.75, 1.0, 0.5]"));
   // q2 . k = [1, 1, 2, 0], before the mask, times the scale 1/sqrt(2)
   const double scale = 1.0 / std::sqrt(2.0);
   const double q2k[4] = {1, 1, 2, 0};
@@ -360,4 +361,205 @@ TEST_CASE("prob bad inputs name the field") {
   s = find_preset("prob-toy")->scenario;
   s["squeeze_bug"] = "yes";
   CHECK(error_of(s) == "squeeze_bug: expected true or false, got a string");
+}
+
+TEST_CASE("prob top_index given: the seed's walk-through fixes index = [0, 2]") {
+  json s = find_preset("prob-toy")->scenario;
+  s["top_index"] = json::array({0, 2});
+  const json t = run(s);
+  CHECK(t["top_index"] == json::parse("[[[0, 2]]]"));
+  CHECK(t["updated_rows"][0][0] == json::parse("[true, false, true, false]"));
+  CHECK(t["sparsity"][0][0] == json::parse("[0.5, 1.0, 1.25, 1.0]"));  // still the sampled estimate
+  // the note's numbers: q0.k = [1, 0, 1, 1], q2.k = [1, 1, 2, 0]; M(q0) = 0.25, M(q2) = 1
+  const double scale = 1.0 / std::sqrt(2.0);
+  const double q0k[4] = {1, 0, 1, 1}, q2k[4] = {1, 1, 2, 0};
+  for (std::size_t j = 0; j < 4; ++j) {
+    CHECK(at(t["scores_top"], {0, 0, 0, j}) / scale == Approx(q0k[j]).margin(1e-15));
+    CHECK(at(t["scores_top"], {0, 0, 1, j}) / scale == Approx(q2k[j]).margin(1e-15));
+  }
+  CHECK(at(t["sparsity_exact"], {0, 0, 0}) == 0.25);
+  CHECK(at(t["sparsity_exact"], {0, 0, 2}) == 1.0);
+  // q1 and q3 keep the mean of V; q0 and q2 get softmax(scale * q.k) V (the note's weights
+  // [0.30, 0.10, 0.30, 0.30] are assumed for illustration: the softmax gives 25.7256 for q0)
+  CHECK(t["context"][0][1][0] == json::parse("[25.0, 26.0]"));
+  CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
+  const double V[4][2] = {{10, 11}, {20, 21}, {30, 31}, {40, 41}};
+  for (const auto& [row, qk] : {std::pair<std::size_t, const double*>{0, q0k}, {2, q2k}}) {
+    double w[4], z = 0;
+    for (std::size_t j = 0; j < 4; ++j) z += (w[j] = std::exp(scale * qk[j]));
+    for (std::size_t d = 0; d < 2; ++d) {
+      double c = 0;
+      for (std::size_t j = 0; j < 4; ++j) c += w[j] / z * V[j][d];
+      CHECK(at(t["context"], {0, row, 0, d}) == Approx(c).epsilon(1e-14));
+    }
+  }
+  CHECK(at(t["context"], {0, 0, 0, 0}) == Approx(25.7256).margin(1e-4));
+  CHECK(t["cost"]["dot_products"] == 4 * 2 + 2 * 4);
+
+  // the same index for every batch item and head; no union under the squeeze bug
+  json r = random_prob(91, 2, 8, 2, 3, 2);
+  r["factor"] = 1;  // u = 3
+  r["top_index"] = json::array({5, 0, 3});
+  const json t2 = run(r);
+  CHECK(t2["shapes"]["top_index"] == json::array({2, 2, 3}));
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t h = 0; h < 2; ++h) {
+      CHECK(t2["top_index"][b][h] == json::parse("[5, 0, 3]"));
+      CHECK(row_set(t2["top_index"][b][h]) == std::set<std::int64_t>{0, 3, 5});
+    }
+  json sq = random_prob(92, 3, 8, 1, 2, 2);
+  sq["factor"] = 1;
+  sq["top_index"] = json::array({7, 1, 4});
+  const json t3 = run(sq);
+  CHECK(t3["warnings"].empty());
+  for (std::size_t b = 0; b < 3; ++b)
+    CHECK(t3["updated_rows"][b][0] == json::parse("[false, true, false, false, true, false, false, true]"));
+}
+
+TEST_CASE("prob top_index errors name top_index or top_index[i]") {
+  json s = find_preset("prob-toy")->scenario;
+  s["top_index"] = json::array({0, 2, 1});
+  CHECK(error_of(s) == "top_index: expected 2 integers (u = min(factor * ceil(ln L_Q), L_Q)), got 3");
+  s["top_index"] = json::array({0, 4});
+  CHECK(error_of(s) == "top_index[1]: expected an integer from 0 to 3, got 4");
+  s["top_index"] = json::array({-1, 2});
+  CHECK(error_of(s) == "top_index[0]: expected an integer from 0 to 3, got -1");
+  s["top_index"] = json::array({2, 2});
+  CHECK(error_of(s) == "top_index[1]: query 2 is already selected by top_index[0]; expected 2 distinct queries");
+  s["top_index"] = json::array({0.5, 1});
+  CHECK(error_of(s) == "top_index[0]: expected an integer, got 0.5");
+  s["top_index"] = "0, 2";
+  CHECK_THAT(error_of(s), StartsWith("top_index: expected an array of 2 integers"));
+  // the core checks a given index itself (C++ callers)
+  Tensor q = xt::ones<double>({1, 4, 1, 2}), v = xt::ones<double>({1, 4, 1, 2});
+  ProbOptions o;
+  o.factor = 1;
+  o.top_index = IndexTensor{3, 3};
+  CHECK_THROWS_WITH(prob_attention(q, q, v, 1.0, Mask{}, o, TraceLevel::full),
+                    "top_index[1]: query 3 is already selected by top_index[0]; expected 2 distinct queries");
+  o.top_index = IndexTensor{0, 1, 2};
+  CHECK_THROWS_WITH(prob_attention(q, q, v, 1.0, Mask{}, o, TraceLevel::full),
+                    "top_index: expected shape (2) (u = min(factor * ceil(ln L_Q), L_Q)), got (3)");
+  o.top_index.reset();
+  Mask local;
+  local.kind = MaskKind::local;
+  CHECK_THROWS_WITH(prob_attention(q, q, v, 1.0, local, o, TraceLevel::full),
+                    "mask.kind: ProbAttention takes \"none\" or \"causal\" (ProbMask), got \"local\"");
+}
+
+TEST_CASE("prob sparsity_exact is M against every key, divided by L_K whatever sparsity_divisor") {
+  for (const char* divisor : {"L_K", "U_part"}) {
+    INFO(divisor);
+    json s = random_prob(101, 2, 7, 2, 3, 2, 10);
+    s["factor"] = 1;
+    s["sparsity_divisor"] = divisor;
+    const json t = run(s);
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 7; ++i) {
+          double mx = -INFINITY, sum = 0;
+          for (std::size_t j = 0; j < 10; ++j) {
+            const double x = dot_json(s["q"][b][i][h], s["k"][b][j][h]);
+            mx = std::max(mx, x);
+            sum += x;
+          }
+          CHECK(at(t["sparsity_exact"], {b, h, i}) == Approx(mx - sum / 10).margin(1e-14));
+        }
+  }
+  // every key sampled once: the estimate is the exact M
+  json s = find_preset("prob-toy")->scenario;
+  s["factor"] = 2;
+  s["sample_index"] = json::parse("[[0,1,2,3],[0,1,2,3],[0,1,2,3],[0,1,2,3]]");
+  const json t = run(s);
+  CHECK(t["sparsity"] == t["sparsity_exact"]);
+  // only at trace "full"
+  s["trace"] = "context";
+  const json c = run(s);
+  for (const char* field : {"sparsity_exact", "exact_context", "max_abs_error"}) CHECK(!c.contains(field));
+}
+
+TEST_CASE("prob exact_context: with u = L_Q ProbAttention is full attention (max_abs_error < 1e-12)") {
+  Rng sizes(111, RngStream::data);
+  for (unsigned n = 0; n < 8; ++n) {
+    const std::size_t B = 1 + sizes.below(3), H = 1 + sizes.below(3), L = 2 + sizes.below(11);
+    const std::size_t E = 1 + sizes.below(5), D = 1 + sizes.below(4);
+    const bool causal = n % 2 == 1;
+    const std::size_t L_K = causal ? L : 2 + sizes.below(11);
+    INFO("B " << B << " H " << H << " L_Q " << L << " L_K " << L_K << " E " << E << " D " << D << " causal " << causal);
+    json s = random_prob(120 + n, B, L, H, E, D, L_K);
+    s["factor"] = L;  // u = L_Q
+    if (causal) s["mask"] = {{"kind", "causal"}};
+    const json t = run(s);
+    REQUIRE(t["u"] == L);
+    CHECK(t["max_abs_error"].get<double>() < 1e-12);
+    json f = s;
+    f["algorithm"] = "full";
+    f.erase("factor");
+    CHECK(max_rel_diff(t["exact_context"], run(f)["context"]) == 0.0);  // full_attention itself
+  }
+  // with fewer rows: max_abs_error = max |context - exact_context|, and zero on the updated rows
+  json s = random_prob(131, 2, 9, 2, 3, 3);
+  s["factor"] = 1;  // u = 3 of 9
+  const json t = run(s);
+  double worst = 0;
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < 9; ++i)
+      for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t d = 0; d < 3; ++d) {
+          const double e = std::abs(at(t["context"], {b, i, h, d}) - at(t["exact_context"], {b, i, h, d}));
+          worst = std::max(worst, e);
+          if (t["updated_rows"][b][h][i].get<bool>()) CHECK(e < 1e-12);
+        }
+  CHECK(t["max_abs_error"].get<double>() == worst);
+  CHECK(worst > 0.01);
+}
+
+TEST_CASE("prob exact comparison: a q.k that only the comparison forms overflows -> left out, with a warning") {
+  // k1 = [0, 1e200], q3 = [0, 1e200]: q3.k1 = 1e400; the given top_index and the samples never pair them
+  json s = find_preset("prob-toy")->scenario;
+  s["k"][0][1][0] = json::array({0, 1e200});
+  s["q"][0][3][0] = json::array({0, 1e200});
+  s["sample_index"] = json::parse("[[0,2],[0,3],[0,2],[2,3]]");
+  s["top_index"] = json::array({0, 2});
+  const json t = run(s);
+  for (const char* field : {"sparsity_exact", "exact_context", "max_abs_error"}) CHECK(!t.contains(field));
+  REQUIRE(t["warnings"].size() == 1);
+  CHECK_THAT(t["warnings"][0].get<std::string>(),
+             StartsWith("sparsity_exact, exact_context and max_abs_error are left out: q: q.k of query 3 and key 1"));
+  CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
+}
+
+TEST_CASE("prob relies on xtensor 0.24.3 reductions: stored sum, mean, cumsum, amax equal hand loops") {
+  // A lazy `e / xt::sum(e, {1}, xt::keep_dims)` gave wrong numbers on xtensor 0.24.3 (TOOLCHAIN.md);
+  // prob_attention.cpp stores every reduction in a named Tensor first. These are the forms it uses.
+  Rng rng(141, RngStream::data);
+  Tensor e = Tensor::from_shape({5, 7});
+  for (auto& x : e) x = rng.normal();
+  const Tensor total = xt::sum(e, {1});
+  const Tensor max = xt::amax(e, {1});
+  const Tensor M = max - total / 7.0;
+  const Tensor total_kept = xt::sum(e, {1}, xt::keep_dims);
+  const Tensor normalised = e / total_kept;
+  for (std::size_t i = 0; i < 5; ++i) {
+    double s = 0, m = -INFINITY;
+    for (std::size_t j = 0; j < 7; ++j) s += e(i, j), m = std::max(m, e(i, j));
+    CHECK(total(i) == s);  // the same order of additions: bit for bit
+    CHECK(max(i) == m);
+    CHECK(M(i) == m - s / 7.0);
+    for (std::size_t j = 0; j < 7; ++j) CHECK(normalised(i, j) == e(i, j) / s);
+  }
+  // (b, h) slices of a (B, L, H, D) tensor: mean and cumulative sum over L
+  Tensor v = Tensor::from_shape({2, 6, 3, 4});
+  for (auto& x : v) x = rng.normal();
+  const auto V_bh = xt::view(v, 1, xt::all(), 2, xt::all());
+  const Tensor V_mean = xt::mean(V_bh, {0});
+  const Tensor V_cumsum = xt::cumsum(V_bh, 0);
+  for (std::size_t d = 0; d < 4; ++d) {
+    double acc = 0;
+    for (std::size_t j = 0; j < 6; ++j) {
+      acc += v(1, j, 2, d);
+      CHECK(V_cumsum(j, d) == acc);
+    }
+    CHECK(V_mean(d) == acc / 6.0);
+  }
 }

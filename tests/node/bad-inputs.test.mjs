@@ -2,7 +2,7 @@
 // scenario fails with one line that starts with the field named in the corpus, identically in
 // the WASM module (an Error; the module stays usable) and the native CLI (exit 1, stderr, empty
 // stdout); every "valid" extreme scenario runs in both, agrees to 1e-12 and holds no
-// null / NaN / Infinity.
+// null / NaN / Infinity. The WASM Error carries the field as `field` (SPEC §1).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,11 +15,16 @@ const textOf = (c) => c.text ?? JSON.stringify(c.scenario);
 const wasmInputOf = (c) => c.text ?? c.scenario;  // run() takes JSON text as text
 
 function wasmError(input) {
+  return wasmFailure(input)?.message;
+}
+
+// The Error the module throws: {message, field}, or undefined when the run succeeds.
+function wasmFailure(input) {
   try {
     wasm.run(input);
   } catch (e) {
     assert.ok(e instanceof Error, `threw a ${typeof e}, not an Error`);
-    return e.message;
+    return { message: e.message, field: e.field };
   }
   return undefined;
 }
@@ -31,11 +36,11 @@ function assertWasmUsable() {
   assert.ok(Math.abs(t.context[0][0][0][0] - 7.5527152894520) < 1e-12, 'the module no longer computes softmax-toy');
 }
 
-// The algorithms the core knows, from its own error message.
+// The algorithms the core knows: its registry, which its own error message lists too.
 function algorithmNames() {
-  const message = wasmError({});
-  assert.match(message, /^algorithm: required, one of /);
-  return [...message.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]);
+  const names = wasm.algorithms().map((a) => a.name);
+  assert.deepEqual([...wasmError({}).matchAll(/"([a-z_]+)"/g)].map((m) => m[1]), names);
+  return names;
 }
 
 test('the corpus is well formed and covers every algorithm', () => {
@@ -73,9 +78,12 @@ test('the corpus is well formed and covers every algorithm', () => {
 test('bad inputs: WASM throws one line naming the field and stays usable', async (t) => {
   for (const c of corpus.bad) {
     await t.test(c.name, () => {
-      const message = wasmError(wasmInputOf(c));
-      assert.notEqual(message, undefined, `${c.name}: no error`);
+      const failure = wasmFailure(wasmInputOf(c));
+      assert.notEqual(failure, undefined, `${c.name}: no error`);
+      const { message, field } = failure;
       assert.ok(namesField(message, c.field), `${c.name}: expected a message starting "${c.field}: ", got "${message}"`);
+      // Error.field: the path the message starts with; "" when the scenario as a whole is at fault
+      assert.equal(field, c.field === 'scenario' ? '' : c.field, `${c.name}: Error.field`);
       assert.doesNotMatch(message, /internal error|out of memory/);
       assertWasmUsable();
     });

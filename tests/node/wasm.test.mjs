@@ -97,12 +97,41 @@ test('seeded ProbAttention draws the same samples natively and in WASM', () => {
   assert.equal(indices.size, 4, 'different seeds draw different samples; the mask does not change them');
 });
 
-test('algorithms(): the names the core implements, each one runnable', () => {
-  const names = wasm.algorithms();
+test('algorithms(): the registry, each algorithm named, titled in English and Chinese, runnable', () => {
+  const registry = wasm.algorithms();
+  const names = registry.map((a) => a.name);
   assert.ok(names.includes('full') && names.includes('prob'));
+  for (const a of registry) {
+    for (const key of ['name', 'title', 'title_zh', 'description']) assert.equal(typeof a[key], 'string', `${a.name}.${key}`);
+    assert.ok(a.title.length > 0 && a.title_zh.length > 0 && a.description.length > 0, a.name);
+  }
   for (const name of names) {
     // an empty scenario of each algorithm must fail on one of its own fields, not on "algorithm"
     assert.throws(() => wasm.run({ algorithm: name }), (e) => !e.message.startsWith('algorithm:'));
   }
   assert.throws(() => wasm.run({ algorithm: "nope" }), { message: new RegExp(`^algorithm: expected one of "${names[0]}"`) });
+});
+
+test('errors carry the offending field as Error.field (SPEC §1)', () => {
+  const failure = (scenario) => {
+    try {
+      wasm.run(scenario);
+    } catch (e) {
+      return e;
+    }
+    assert.fail('no error');
+  };
+  // a tensor error: the path of the entry
+  const tensor = failure({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1, 2]], [[1]]]], v: [[[[1]], [[2]]]] });
+  assert.equal(tensor.field, 'k[0][1][0]');
+  assert.match(tensor.message, /^k\[0\]\[1\]\[0\]: /);
+  // a mask error
+  const mask = failure({ algorithm: 'full', q: [[[[1]]]], k: [[[[1]]]], v: [[[[1]]]], mask: { kind: 'local' } });
+  assert.equal(mask.field, 'mask.window');
+  // JSON that does not parse: the scenario as a whole
+  const syntax = failure('{"algorithm": "full",');
+  assert.equal(syntax.field, '');
+  assert.match(syntax.message, /^scenario: invalid JSON/);
+  // and the module still works
+  assert.ok(wasm.run({ algorithm: 'full', q: [[[[1]]]], k: [[[[1]]]], v: [[[[3]]]] }).context[0][0][0][0] === 3);
 });

@@ -72,6 +72,23 @@ async function pickPreset(name) {
   await page.waitForFunction((n) => location.hash === `#preset=${n}`, name);
 }
 
+/** Clicks the language button and waits until the element has switched to `lang`. */
+async function switchLang(lang) {
+  await input('lang').click();
+  await page.waitForFunction((l) => document.querySelector('attention-playground').getAttribute('lang') === l, lang);
+}
+
+/** Opens a preset (skipping the test when this core has none of that name): its scenario and the core's trace. */
+async function openPreset(t, name) {
+  if (!wasm.presets().some((p) => p.name === name)) {
+    t.skip(`the core has no ${name} preset yet`);
+    return null;
+  }
+  await open('#preset=' + name);
+  const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  return { scenario, expected: wasm.run(scenario) };
+}
+
 /** Context (B, L_Q, H, D) as the page shows it, read from data-value of every cell. */
 async function pageContext(host = el()) {
   return host.locator('[data-field="context"] td[data-index]').evaluateAll((tds) =>
@@ -232,8 +249,7 @@ test('every control has an accessible name; the language switch works', async ()
     }).map((c) => c.outerHTML.slice(0, 80));
   });
   assert.deepEqual(unnamed, []);
-  await input('lang').click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'zh');
+  await switchLang('zh');
   assert.match(await el().locator('[data-panel="results"] h2').innerText(), /结果/);
   await input('lang').click();
 });
@@ -355,11 +371,9 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
   assert.equal(await side.locator('[data-field="top_index.mine"]').innerText(), `[${eMine.top_index[0][0].join(', ')}]`);
   await page.screenshot({ path: path.join(os.tmpdir(), 'page-pitfalls.png'), fullPage: true });
   // the explanation in Chinese too
-  await input('lang').click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'zh');
+  await switchLang('zh');
   assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /累积平均/);
-  await input('lang').click();
-  await page.waitForFunction(() => document.querySelector('attention-playground').getAttribute('lang') === 'en');
+  await switchLang('en');
   // back to the reference: the comparison goes, the hint comes back
   await input('causal_initial').selectOption('sum');
   await side.waitFor({ state: 'detached' });
@@ -470,9 +484,173 @@ test('screenshot, and no console errors or CSP violations', async () => {
   assert.deepEqual(problems, []);
 });
 
-test('the algorithm control offers exactly the algorithms this core implements', async () => {
-  await open();
-  const offered = await input('algorithm').locator('option').evaluateAll((os) => os.map((o) => o.value));
-  assert.deepEqual([...offered].sort(), [...wasm.algorithms()].sort());
-  assert.ok(offered.includes('prob') && offered.includes('full'));
+test('the algorithm menu is the core\'s registry: its names, labelled with their titles (en, zh)', async () => {
+  await open('#preset=softmax-toy');
+  const registry = wasm.algorithms().map((a) => (typeof a === 'string' ? { name: a, title: a, title_zh: a } : a));
+  const options = () => input('algorithm').locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  let offered = await options();
+  assert.deepEqual(offered.map(([v]) => v), registry.map((a) => a.name));
+  assert.ok(registry.some((a) => a.name === 'prob') && registry.some((a) => a.name === 'full'));
+  for (const [[, text], a] of offered.map((o, i) => [o, registry[i]])) {
+    assert.equal(text, a.title && a.title !== a.name ? `${a.name} — ${a.title}` : a.name);
+  }
+  await switchLang('zh');
+  offered = await options();
+  assert.deepEqual(offered.map(([v]) => v), registry.map((a) => a.name));
+  const full = registry.find((a) => a.name === 'full');
+  assert.equal(offered.find(([v]) => v === 'full')[1], `full — ${full.title_zh || full.title}`);
+  await switchLang('en');
+  // picking one from the menu runs it
+  await input('algorithm').selectOption('additive');
+  await page.waitForFunction(() => document.querySelector('attention-playground').trace?.algorithm === 'additive');
+});
+
+/** The error the WASM module throws for a scenario (message and field), as the page must show it. */
+function coreError(scenario) {
+  try {
+    wasm.run(scenario);
+  } catch (e) {
+    return { message: e.message, field: e.field };
+  }
+  assert.fail('the core accepted the scenario');
+}
+
+/** Sets a scenario the core rejects with an error about `field`; the page must show that error,
+ * and only it, in the slot `slotName`. Returns the slot. */
+async function showsCoreError(scenario, field, slotName) {
+  const e = coreError(scenario);
+  assert.equal(e.field, field);
+  await page.evaluate((s) => document.querySelector('attention-playground').setScenario(s), scenario);
+  const where = slot(slotName);
+  await where.waitFor({ state: 'visible' });
+  assert.equal(await where.innerText(), e.message);
+  assert.equal(await where.getAttribute('data-fields'), field);
+  assert.equal(await slot('general').isVisible(), false);
+  return where;
+}
+
+test('a core error is placed by its field: a bad tensor cell beside that tensor, a mask parameter beside its control', async () => {
+  await open('#preset=softmax-toy');
+  const good = await value(cell('context', '0,0,0,0'));
+  const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  // a cell of K that is not a number: the core names k[0][2][0][0]; it is shown beside K's grid
+  const badCell = structuredClone(s0);
+  badCell.k[0][2][0][0] = 'x';
+  await showsCoreError(badCell, 'k[0][2][0][0]', 'k');
+  assert.equal(await slot('q').isVisible(), false);
+  assert.equal(await input('k[0][2][0][0]').getAttribute('aria-invalid'), 'true');
+  assert.equal(await input('k[0][1][0][0]').getAttribute('aria-invalid'), null);
+  assert.equal(await value(cell('context', '0,0,0,0')), good);
+  assert.match(await el().locator('[data-panel="results"]').getAttribute('class'), /stale/);
+  // a row of V with the wrong width: the field is the row, v[0][1][0], shown beside V's grid
+  const badRow = structuredClone(s0);
+  badRow.v[0][1][0] = [1];
+  await showsCoreError(badRow, 'v[0][1][0]', 'v');
+  assert.equal(await slot('k').isVisible(), false);
+  // a mask parameter out of range: beside the mask.window control itself
+  const beside = await showsCoreError({ ...structuredClone(s0), mask: { kind: 'local', window: -1 } }, 'mask.window', 'field:mask.window');
+  assert.equal(await beside.evaluate((p) => p.previousElementSibling.dataset.field), 'mask.window');
+  assert.equal(await input('mask.window').getAttribute('aria-invalid'), 'true');
+  assert.equal(await value(cell('context', '0,0,0,0')), good);
+  // fixed from its control: the error goes, the results are current again
+  await input('mask.window').fill('1');
+  await beside.waitFor({ state: 'detached' });
+  const fixed = await page.evaluate(() => document.querySelector('attention-playground').scenario);
+  assert.deepEqual(fixed.mask, { kind: 'local', window: 1 });
+  assert.doesNotMatch(await el().locator('[data-panel="results"]').getAttribute('class'), /stale/);
+  assert.ok(Math.abs(await value(cell('context', '0,0,0,0')) - wasm.run(fixed).context[0][0][0][0]) <= 1e-12);
+  assert.deepEqual(problems, []);
+});
+
+test('the ProbAttention step view numbers its steps as SPEC §2 does (en and zh), each with the trace\'s numbers', async (t) => {
+  const opened = await openPreset(t, 'prob-toy');
+  if (!opened) return;
+  const { scenario: s0, expected } = opened;
+  const prob = el().locator('[data-panel="prob"]');
+  const sections = prob.locator('.prob-steps section.step[data-steps]');
+  const headings = async () => sections.evaluateAll((secs) => secs.map((s) => [s.dataset.steps, s.querySelector('h4').textContent]));
+  // SPEC: 1 U_part/u, 2 sample_index, 3 q_k_sample, 4 sparsity M, 5 top_index, 6 scores_top with
+  // ProbMask, 7 initial_context, 8 context, 9 attn; every step once, in order
+  const want = [['1'], ['2'], ['3'], ['4', '5'], ['6'], ['7', '8'], ['9']];
+  const titles = {};
+  for (const lang of ['en', 'zh']) {
+    if (lang === 'zh') await switchLang('zh');
+    const got = await headings();
+    assert.deepEqual(got.map(([steps]) => steps.split(' ')), want, lang);
+    for (const [steps, text] of got) {
+      const n = steps.split(' ');
+      assert.ok(text.startsWith(`${n.length > 1 ? `${n[0]}–${n[n.length - 1]}` : n[0]} · `), `${lang}: "${text}"`);
+    }
+    titles[lang] = got.map(([, text]) => text);
+  }
+  assert.match(titles.en[0], /^1 · Sizes/);
+  assert.match(titles.zh[0], /^1 · 尺寸/);
+  assert.match(titles.en[3], /^4–5 · Sparsity M .*top_index/);
+  assert.match(titles.zh[3], /^4–5 · 稀疏度 M/);
+  assert.notDeepEqual(titles.en, titles.zh);
+  await switchLang('en');
+  // each step shows its own field of the trace
+  const step = (n) => prob.locator(`section.step[data-steps~="${n}"]`);
+  assert.equal(Number(await step(1).locator('[data-field="U_part"]').innerText()), expected.U_part);
+  assert.equal(Number(await step(1).locator('[data-field="u"]').innerText()), expected.u);
+  const counted = await step(2).locator('[data-field="samples"] td[data-index]').evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
+  const L_K = s0.k[0].length;
+  assert.deepEqual(counted, expected.sample_index.flatMap((row) => Array.from({ length: L_K }, (_, j) => row.filter((x) => x === j).length)));
+  for (const [index, v] of await step(3).locator('[data-field="q_k_sample"] td[data-index]').evaluateAll((tds) => tds.map((td) => [td.dataset.index, Number(td.dataset.value)]))) {
+    assert.ok(Math.abs(v - nested(expected.q_k_sample, index)) <= 1e-12, `q_k_sample[${index}]`);
+  }
+  const M = await step(4).locator('[data-field="sparsity"] li').evaluateAll((lis) => lis.map((li) => Number(li.dataset.value)));
+  M.forEach((m, i) => assert.ok(Math.abs(m - expected.sparsity[0][0][i]) <= 1e-12, `M[${i}]`));
+  assert.equal(await step(5).locator('[data-field="top_index"]').innerText(), `[${expected.top_index[0][0].join(', ')}]`);
+  for (const field of ['scores_top', 'weights_top']) {
+    const shown = await step(6).locator(`[data-field="${field}"] td[data-index]`).evaluateAll((tds) => tds.map((td) => [td.dataset.index, Number(td.dataset.value), td.classList.contains('masked')]));
+    assert.ok(shown.length > 0, field);
+    for (const [index, v] of shown) {
+      const e = nested(expected[field], index);
+      assert.ok(v === e || Math.abs(v - e) <= 1e-12, `${field}[${index}]`);
+    }
+  }
+  for (const field of ['initial_context', 'context']) {
+    for (const [index, v] of await step(7).locator(`[data-field="${field}"] td[data-index]`).evaluateAll((tds) => tds.map((td) => [td.dataset.index, Number(td.dataset.value)]))) {
+      assert.ok(Math.abs(v - nested(expected[field], index)) <= 1e-12, `${field}[${index}]`);
+    }
+  }
+  const updated = await step(8).locator('[data-field="context"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.classList.contains('updated')));
+  assert.deepEqual(updated, expected.updated_rows[0][0]);
+  assert.ok(s0.output_attention, 'prob-toy asks for attn');
+  const attn = await step(9).locator('[data-field="attn"] td[data-index]').evaluateAll((tds) => tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+  assert.equal(attn.length, expected.attn[0][0].flat().length);
+  for (const [index, v] of attn) assert.ok(Math.abs(v - nested(expected.attn, index)) <= 1e-12, `attn[${index}]`);
+  // without output_attention there is no attn: step 9 says how to get it, the numbering stays
+  await input('pitfalls.show').click();
+  await input('output_attention').uncheck();
+  await step(9).locator('[data-field="attn-off"]').waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => document.querySelector('attention-playground').trace.attn), undefined);
+  assert.equal(await step(9).locator('[data-field="attn"]').count(), 0);
+  assert.deepEqual((await headings()).map(([steps]) => steps.split(' ')), want);
+});
+
+test('ProbAttention: the updated rows are the trace\'s updated_rows (the .squeeze() union at H = 1, B > 1)', async (t) => {
+  const opened = await openPreset(t, 'prob-squeeze-bug');
+  if (!opened) return;
+  const { scenario: s0, expected } = opened;
+  const prob = el().locator('[data-panel="prob"]');
+  const B = s0.q.length;
+  assert.ok(B > 1 && s0.q[0][0].length === 1, 'the preset has H = 1, B > 1');
+  for (let b = 0; b < B; b++) {
+    if (b > 0) {
+      await input('slice.b').selectOption(String(b));
+      await page.waitForFunction((bb) => document.querySelector('attention-playground').shadowRoot
+        .querySelector('[data-key="slice.b"]').value === String(bb), b);
+    }
+    const rows = await prob.locator('section.step[data-steps~="8"] [data-field="context"] tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.classList.contains('updated')));
+    assert.deepEqual(rows, expected.updated_rows[b][0], `b = ${b}`);
+    // rows updated although not in this item's own top_index are named
+    const extra = expected.updated_rows[b][0].flatMap((u, i) => (u && !expected.top_index[b][0].includes(i) ? [`q${i}`] : []));
+    const note = prob.locator('[data-field="squeeze-union"]');
+    if (extra.length) assert.ok((await note.innerText()).startsWith(extra.join(', ') + ':'), `b = ${b}`);
+    else assert.equal(await note.count(), 0);
+  }
+  assert.deepEqual(problems, []);
 });

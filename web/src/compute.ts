@@ -3,7 +3,7 @@
 // The core is loaded once per page and shared by every <attention-playground> element: run() is
 // synchronous and keeps no state between calls, so elements cannot disturb each other.
 import { load } from '../../wasm/attnplay.mjs';
-import type { Core, PresetRecord } from '../../wasm/attnplay.mjs';
+import type { AlgorithmRecord, Core, PresetRecord } from '../../wasm/attnplay.mjs';
 
 export type Scenario = Record<string, unknown>;
 export type Trace = Record<string, unknown> & {
@@ -13,7 +13,10 @@ export type Trace = Record<string, unknown> & {
   warnings?: string[];
 };
 export type Preset = PresetRecord;
+export type Algorithm = AlgorithmRecord;
 
+/** A run's result: the trace, or the core's message and the path of the field it is about
+ * ("q[0][2][0]", "mask.window"; "" for the scenario as a whole), as the core's Error carries them. */
 export type Outcome =
   | { ok: true; trace: Trace }
   | { ok: false; error: string; field: string };
@@ -21,28 +24,28 @@ export type Outcome =
 export interface Engine {
   run(scenario: Scenario): Outcome;
   presets(): Preset[];
-  /** The algorithms the loaded core implements (SPEC lists more than a given build may have). */
-  algorithms(): string[];
+  /** The core's algorithm registry: the algorithms this build implements. */
+  algorithms(): Algorithm[];
 }
 
 let enginePromise: Promise<Engine> | null = null;
 
-/** The field an error message names: the text before the first ": " ("k[0][3]", "mask.window"). */
-export function errorField(message: string): string {
-  const m = /^([A-Za-z_][\w.]*(?:\[\d+\])*(?:\.[\w]+(?:\[\d+\])*)*): /.exec(message);
-  return m ? m[1] : 'scenario';
+/** A registry entry; a core that lists bare names gets its names as titles. */
+function algorithmRecord(entry: string | AlgorithmRecord): Algorithm {
+  return typeof entry === 'string' ? { name: entry, title: entry, title_zh: entry, description: '' } : entry;
 }
 
 function wrap(core: Core): Engine {
   let presetCache: Preset[] | null = null;
-  let algorithmCache: string[] | null = null;
+  let algorithmCache: Algorithm[] | null = null;
   return {
     run(scenario) {
       try {
         return { ok: true, trace: core.run(scenario) as Trace };
       } catch (e) {
         const error = e instanceof Error ? e.message : String(e);
-        return { ok: false, error, field: errorField(error) };
+        const field = (e as { field?: unknown } | null)?.field;
+        return { ok: false, error, field: typeof field === 'string' ? field : '' };
       }
     },
     presets() {
@@ -50,7 +53,7 @@ function wrap(core: Core): Engine {
       return presetCache;
     },
     algorithms() {
-      algorithmCache ??= core.algorithms();
+      algorithmCache ??= core.algorithms().map(algorithmRecord);
       return algorithmCache;
     },
   };
@@ -59,10 +62,4 @@ function wrap(core: Core): Engine {
 export function getEngine(): Promise<Engine> {
   enginePromise ??= load().then(wrap);
   return enginePromise;
-}
-
-/** U_part and u as ProbAttention computes them (SPEC, ProbAttention step 1). */
-export function probSizes(factor: number, L_Q: number, L_K: number): { U_part: number; u: number } {
-  const part = (L: number) => Math.max(1, Math.min(factor * Math.ceil(Math.log(L)), L));
-  return { U_part: part(L_K), u: part(L_Q) };
 }

@@ -7,16 +7,18 @@
 //   method      setScenario(object)
 //   event       "trace" (detail = trace) after each successful recompute
 //
+// The element wires views to state: its Session (state/, no DOM) holds the scenario, the traces
+// and the errors and does every edit; views/ build the DOM; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { getEngine, type Engine, type Outcome, type Preset, type Scenario, type Trace } from './compute';
-import { PITFALL_KEYS, PROP, PROPS, changedPitfalls, setImplementedAlgorithms, dimNames, QKV_ALGORITHMS, dims, get, normalise, referenceScenario, resize, samplesFit, set, setIn,
-  type DimName, type Panel, type PitfallKey, type Stash } from './state';
-import { append, clear, h } from './dom';
-import { clone, parseNumber, prettyJson, range, shapeOf } from './format';
+import { getEngine, type Engine, type Preset, type Scenario } from './compute';
+import { PROP, Session, changedPitfalls, parseHash, setRegistry, sliceSizes, traits } from './state';
+import { clear, h } from './dom';
+import { clone, prettyJson } from './format';
 import { t, type Lang } from './i18n';
-import { propControl, type ControlContext } from './views/controls';
-import { allowedEditor, lensEditor, pathText, tensorEditor } from './views/grid-editor';
+import { propControls, type ControlContext } from './views/controls';
+import { errorSlot, showErrors } from './views/errors';
+import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './views/panels';
 import { costLine, results, warningList } from './views/results';
 import { probView } from './views/prob';
 import { nadarayaView } from './views/nadaraya';
@@ -24,8 +26,8 @@ import { pitfallHint, pitfallView } from './views/pitfalls';
 
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
 type PanelName = (typeof PANELS)[number];
-type Slot = 'algorithm' | 'q' | 'k' | 'v' | 'tensors' | 'mask' | 'options' | 'prob' | 'json' | 'general';
-const DIM_MAX: Record<DimName, number> = { B: 8, H: 8, L_Q: 32, L_K: 32, E: 32, E_k: 32, D: 32 };
+/** What an action changed: only an error message, the results, or the controls too. */
+type Change = 'errors' | 'values' | 'inputs';
 
 let sharedSheet: CSSStyleSheet | null = null;
 function adoptStyles(root: ShadowRoot): void {
@@ -38,15 +40,11 @@ function adoptStyles(root: ShadowRoot): void {
   }
 }
 
-/** Which error slot shows a message about `field` ("k[0][3]", "mask.window", "factor"). */
-function slotOf(field: string): Slot {
-  const root = field.split(/[.[]/)[0];
-  if (root === 'q' || root === 'k' || root === 'v') return root;
-  if (root === 'mask') return 'mask';
-  if (root === 'algorithm') return 'algorithm';
-  const prop = PROP[root];
-  if (prop) return prop.panel === 'tensors' ? 'tensors' : (prop.panel as Slot);
-  return 'general';
+/** Replaces an element's children. */
+function fill(el: HTMLElement | null, children: readonly Node[]): void {
+  if (!el) return;
+  clear(el);
+  el.append(...children);
 }
 
 export class AttentionPlayground extends HTMLElement {
@@ -58,23 +56,10 @@ export class AttentionPlayground extends HTMLElement {
   #resolveReady!: () => void;
   #root: ShadowRoot;
   #engine: Engine | null = null;
+  #session: Session | null = null;
   #started = false;
-  #scenario: Scenario = {};
-  #stash: Stash = {};
-  #sampleStash: unknown = undefined;
-  #preset = '';
-  #modified = false;
-  #trace: Trace | null = null;
-  #full: Outcome | null = null;
-  /** With a pitfall switch away from the reference: the same scenario with the switches at their defaults. */
-  #reference: { outcome: Outcome; changed: { key: PitfallKey; value: unknown }[]; samples: 'reference' | 'set-aside' | null } | null = null;
   /** The pitfall switches' <details>: null follows the switches (open while one is changed). */
   #pitfallsOpen: boolean | null = null;
-  #error: { message: string; field: string } | null = null;
-  #invalid = new Map<string, string>();
-  #jsonError: string | null = null;
-  #b = 0;
-  #h = 0;
   #lastHash = '';
   #app: HTMLElement;
 
@@ -91,12 +76,12 @@ export class AttentionPlayground extends HTMLElement {
     return this.getAttribute('lang') === 'zh' ? 'zh' : 'en';
   }
 
-  get trace(): Trace | null {
-    return this.#trace;
+  get trace() {
+    return this.#session?.trace ?? null;
   }
 
   get scenario(): Scenario {
-    return clone(this.#scenario);
+    return clone(this.#session?.scenario ?? {});
   }
 
   get presets(): Preset[] {
@@ -108,11 +93,12 @@ export class AttentionPlayground extends HTMLElement {
       throw new TypeError('setScenario: expected a scenario object');
     }
     const copy = clone(scenario) as Scenario;
-    if (!this.#engine) {
+    if (!this.#session) {
       this.ready.then(() => this.setScenario(copy));
       return;
     }
-    this.#replace(copy, '', 'api');
+    this.#session.replace(copy);
+    this.#renderWhole('api');
   }
 
   connectedCallback(): void {
@@ -120,7 +106,8 @@ export class AttentionPlayground extends HTMLElement {
     this.#started = true;
     getEngine().then((engine) => {
       this.#engine = engine;
-      setImplementedAlgorithms(engine.algorithms());
+      setRegistry(engine.algorithms());
+      this.#session = new Session(engine, (trace) => this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true })));
       this.#initialScenario();
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
       this.#resolveReady();
@@ -132,165 +119,46 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
-    if (!this.#engine || old === value) return;
+    if (!this.#session || old === value) return;
     if (name === 'preset' && value) this.#loadPreset(value, 'attribute');
-    else if (name === 'scenario' && value) this.#scenarioText(value);
+    else if (name === 'scenario' && value) this.#scenarioText(value, 'attribute');
     else if (name === 'lang' || name === 'controls') this.#renderAll();
   }
 
-  // ---- state changes ----
+  // ---- whole scenarios ----
 
   #initialScenario(): void {
     if (this.hasAttribute('sync-hash') && this.#fromHash()) return;
     const text = this.getAttribute('scenario');
     if (text) {
-      this.#scenarioText(text);
-      if (Object.keys(this.#scenario).length) return;
+      this.#scenarioText(text, 'attribute');
+      if (Object.keys(this.#session!.scenario).length) return;
     }
     const presets = this.#engine!.presets();
     const name = this.getAttribute('preset');
     this.#loadPreset(presets.some((p) => p.name === name) ? name! : presets[0]?.name ?? '', 'init');
   }
 
-  #scenarioText(text: string): void {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('expected an object');
-      this.#jsonError = null;
-      this.#replace(parsed as Scenario, '', 'attribute');
-    } catch (e) {
-      this.#jsonError = `scenario: invalid JSON: ${e instanceof Error ? e.message : String(e)}`;
-      if (Object.keys(this.#scenario).length) this.#renderErrors();
-    }
+  #scenarioText(text: string, source: string): void {
+    if (this.#session!.fromText(text)) this.#renderWhole(source);
+    else if (Object.keys(this.#session!.scenario).length) this.#renderErrors();
   }
 
   #loadPreset(name: string, source: string): void {
-    const preset = this.#engine!.presets().find((p) => p.name === name);
-    if (!preset) {
-      this.#jsonError = `preset: no preset named "${name}"`;
-      this.#renderErrors();
-      return;
-    }
-    this.#jsonError = null;
-    this.#replace(clone(preset.scenario) as Scenario, name, source);
+    if (this.#session!.loadPreset(name)) this.#renderWhole(source);
+    else this.#renderErrors();
   }
 
-  /** A whole new scenario (preset, setScenario, attribute, URL, JSON editor). */
-  #replace(scenario: Scenario, preset: string, source: string): void {
-    this.#stash = {};
-    this.#sampleStash = undefined;
+  #renderWhole(source: string): void {
     this.#pitfallsOpen = null;
-    this.#preset = preset;
-    this.#modified = false;
-    this.#b = 0;
-    this.#h = 0;
-    this.#scenario = scenario;
-    this.#invalid.clear();
-    this.#recompute();
     this.#renderAll(source);
-  }
-
-  /** An edit of the current scenario. */
-  #commit(next: Scenario, structural: boolean, source = 'control'): void {
-    this.#scenario = normalise(next, this.#stash, this.#scenario);
-    this.#modified = true;
-    this.#recompute();
-    if (structural) this.#renderInputs(source);
-    this.#renderOutputs();
-    this.#afterChange(source);
-  }
-
-  #setProp(key: string, value: unknown, structural: boolean): void {
-    const next = clone(this.#scenario);
-    set(next, key, value);
-    if (key === 'factor' || key === 'algorithm' || key === 'sample_per_head') this.#fitSamples(next);
-    this.#commit(next, structural);
-  }
-
-  /** Keeps a given sample_index only while its shape fits (width U_part; one per head with
-   * sample_per_head); brings it back when it fits again. */
-  #fitSamples(s: Scenario): void {
-    if (s.algorithm !== 'prob') return;
-    if (s.sample_index !== undefined && !samplesFit(s, s.sample_index)) {
-      this.#sampleStash = s.sample_index;
-      delete s.sample_index;
-    } else if (s.sample_index === undefined && this.#sampleStash !== undefined && samplesFit(s, this.#sampleStash)) {
-      s.sample_index = this.#sampleStash;
-      this.#sampleStash = undefined;
-    }
-  }
-
-  #resample(): void {
-    const next = clone(this.#scenario);
-    delete next.sample_index;
-    this.#sampleStash = undefined;
-    next.seed = (Number(next.seed) || 0) + 1;
-    this.#commit(next, true);
-  }
-
-  #editCell(name: string, path: number[], text: string): void {
-    const key = pathText(name, path);
-    const n = parseNumber(text);
-    if (n === null) {
-      this.#invalid.set(key, `${key}: expected a number, got "${text}"`);
-      this.#renderErrors();
-      return;
-    }
-    this.#invalid.delete(key);
-    const next = clone(this.#scenario);
-    next[name] = setIn(next[name], path, n);
-    this.#commit(next, false);
-  }
-
-  #recompute(): void {
-    const engine = this.#engine!;
-    const out = engine.run(this.#scenario);
-    if (!out.ok) {
-      this.#error = { message: out.error, field: out.field };
-      return;
-    }
-    this.#error = null;
-    this.#trace = out.trace;
-    this.#full = null;
-    this.#reference = null;
-    if (out.trace.algorithm === 'prob') {
-      const s = this.#scenario;
-      const full: Scenario = { algorithm: 'full', q: s.q, k: s.k, v: s.v, trace: 'context' };
-      if (s.scale !== undefined) full.scale = s.scale;
-      if (get(s, 'mask.kind') === 'causal') full.mask = { kind: 'causal' };
-      this.#full = engine.run(full);
-      const changed = changedPitfalls(s);
-      if (changed.length) {
-        const { scenario, droppedSamples } = referenceScenario(s);
-        const setAside = s.sample_per_head === true && s.sample_index === undefined && shapeOf(this.#sampleStash).length === 2;
-        this.#reference = { outcome: engine.run(scenario), changed: changed.map((key) => ({ key, value: s[key] })),
-          samples: droppedSamples ? 'reference' : setAside ? 'set-aside' : null };
-      }
-    }
-    const sh = out.trace.shapes;
-    const B = sh.q?.[0] ?? sh.context?.[0] ?? sh.output?.[0] ?? 1;
-    const H = sh.q?.[2] ?? sh.head_weights?.[1] ?? sh.context?.[2] ?? 1;
-    this.#b = Math.min(this.#b, Math.max(0, B - 1));
-    this.#h = Math.min(this.#h, Math.max(0, H - 1));
-    this.dispatchEvent(new CustomEvent('trace', { detail: out.trace, bubbles: true }));
-  }
-
-  #afterChange(source: string): void {
-    this.#renderErrors();
-    this.#syncJson(source);
-    this.#syncHash();
   }
 
   // ---- URL hash (index.html only) ----
 
-  #hashText(): string {
-    if (this.#preset && !this.#modified) return '#preset=' + encodeURIComponent(this.#preset);
-    return '#scenario=' + encodeURIComponent(JSON.stringify(this.#scenario));
-  }
-
   #syncHash(): void {
     if (!this.hasAttribute('sync-hash')) return;
-    const text = this.#hashText();
+    const text = this.#session!.hash;
     if (text === this.#lastHash) return;
     this.#lastHash = text;
     try {
@@ -303,16 +171,34 @@ export class AttentionPlayground extends HTMLElement {
   #fromHash(): boolean {
     const hash = location.hash;
     if (!hash || hash === this.#lastHash) return false;
-    const params = new URLSearchParams(hash.slice(1));
-    const preset = params.get('preset');
-    const text = params.get('scenario');
-    if (preset) this.#loadPreset(preset, 'hash');
-    else if (text) this.#scenarioText(text);
-    else return false;
+    const wanted = parseHash(hash);
+    if (!wanted) return false;
+    if ('preset' in wanted) this.#loadPreset(wanted.preset, 'hash');
+    else this.#scenarioText(wanted.scenario, 'hash');
     return true;
   }
 
   // ---- rendering ----
+
+  /** After an edit: re-renders what it changed, then the errors, the JSON and the hash. */
+  #update(change: Change, source = 'control'): void {
+    if (change === 'errors') {
+      this.#renderErrors();
+      return;
+    }
+    if (change === 'inputs') this.#renderInputs(source);
+    this.#renderOutputs();
+    this.#afterChange(source);
+  }
+
+  #afterChange(source: string): void {
+    this.#renderErrors();
+    if (source !== 'json') {
+      const area = this.#root.querySelector<HTMLTextAreaElement>('[data-panel="json"] textarea');
+      if (area && this.#root.activeElement !== area) area.value = prettyJson(this.#session!.scenario);
+    }
+    this.#syncHash();
+  }
 
   #panels(): Set<PanelName> {
     const attr = this.getAttribute('controls');
@@ -322,11 +208,10 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #renderAll(source = 'render'): void {
-    if (!this.#engine) return;
-    const lang = this.#lang;
+    if (!this.#session) return;
     const shown = this.#panels();
     clear(this.#app);
-    this.#app.setAttribute('lang', lang);
+    this.#app.setAttribute('lang', this.#lang);
     if (shown.has('preset')) this.#app.append(h('header', { class: 'top', dataset: { panel: 'preset' } }));
     const side = h('aside', { class: 'side' });
     const main = h('div', { class: 'main' });
@@ -340,8 +225,7 @@ export class AttentionPlayground extends HTMLElement {
     if (shown.has('prob')) main.append(h('section', { class: 'panel panel-prob', dataset: { panel: 'prob' } },
       h('div', { class: 'prob-controls' }), h('div', { class: 'prob-body' })));
     if (shown.has('json')) main.append(h('details', { class: 'panel panel-json', dataset: { panel: 'json' } }));
-    const body = h('div', { class: side.childElementCount ? 'body' : 'body single' }, side.childElementCount ? side : null, main);
-    this.#app.append(body);
+    this.#app.append(h('div', { class: side.childElementCount ? 'body' : 'body single' }, side.childElementCount ? side : null, main));
     this.#renderInputs(source, true);
     this.#renderOutputs();
     this.#afterChange(source);
@@ -352,167 +236,83 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #ctx(): ControlContext {
+    const session = this.#session!;
     return {
-      scenario: this.#scenario,
+      scenario: session.scenario,
       lang: this.#lang,
-      set: (key, value, structural) => this.#setProp(key, value, structural),
+      set: (key, value, structural) => {
+        session.setProp(key, value);
+        this.#update(structural ? 'inputs' : 'values');
+      },
       invalid: (key, message) => {
-        if (message) this.#invalid.set(key, message);
-        else this.#invalid.delete(key);
+        session.setInvalid(key, message);
         this.#renderErrors();
       },
-      isInvalid: (key) => this.#invalid.has(key),
+      isInvalid: (key) => session.invalid.has(key),
     };
-  }
-
-  #slot(name: Slot): HTMLElement {
-    return h('p', { class: 'error', hidden: true, dataset: { slot: name }, attrs: { role: 'alert' } });
-  }
-
-  #propsOf(panel: Panel, except: string[] = []): HTMLElement[] {
-    const ctx = this.#ctx();
-    return PROPS.filter((p) => p.panel === panel && !except.includes(p.key) && p.applies(this.#scenario))
-      .map((p) => propControl(p, ctx)).filter((x): x is HTMLElement => x !== null);
   }
 
   /** Rebuilds the input panels from the scenario, keeping keyboard focus where it was. */
   #renderInputs(source: string, all = false): void {
+    const session = this.#session!;
     const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
-    this.#invalid.clear();
+    session.invalid.clear();
     const lang = this.#lang;
-    const s = this.#scenario;
-    const alg = String(s.algorithm ?? '');
+    const s = session.scenario;
+    const ctx = this.#ctx();
+    const edited = (ok: boolean, change: Change = 'values') => this.#update(ok ? change : 'errors');
 
-    const top = this.#part('preset');
-    if (top) {
-      clear(top);
-      const presets = this.#engine!.presets();
-      const select = h('select', { id: 'preset-select', dataset: { key: 'preset' } },
-        this.#preset ? null : h('option', { value: '', text: t(lang, 'custom'), selected: true }),
-        ...presets.map((p) => h('option', { value: p.name, selected: p.name === this.#preset,
-          text: `${p.name} — ${lang === 'zh' ? p.title_zh || p.title : p.title}` })));
-      select.addEventListener('change', () => { if (select.value) this.#loadPreset(select.value, 'control'); });
-      const preset = presets.find((p) => p.name === this.#preset);
-      const langButton = h('button', { type: 'button', class: 'lang', dataset: { key: 'lang' },
-        text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { 'aria-label': t(lang, 'language') } });
-      langButton.addEventListener('click', () => this.setAttribute('lang', lang === 'zh' ? 'en' : 'zh'));
-      append(top, [h('div', { class: 'top-row' },
-        h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
-        h('span', { class: 'modified', hidden: !(this.#preset && this.#modified), text: t(lang, 'modified') }),
-        h('span', { class: 'spacer' }), langButton),
-        preset ? h('p', { class: 'description', dataset: { field: 'description' },
-          text: (lang === 'zh' ? preset.description_zh : undefined) ?? preset.description }) : null]);
-    }
-
-    const algPanel = this.#part('algorithm');
-    if (algPanel) {
-      clear(algPanel);
-      algPanel.append(...this.#propsOf('algorithm'), this.#slot('algorithm'));
-    }
+    fill(this.#part('preset'), presetBar({ presets: this.#engine!.presets(), preset: session.preset, modified: session.modified,
+      lang, onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l) }));
+    fill(this.#part('algorithm'), [...propControls('algorithm', ctx), errorSlot('algorithm')]);
 
     const mask = this.#part('mask');
-    if (mask) {
-      clear(mask);
-      if (PROP['mask.kind'].applies(s)) {
-        mask.append(h('h3', { text: t(lang, 'mask') }), ...this.#propsOf('mask', ['mask.allowed', 'mask.valid_lens']));
-        if (PROP['mask.allowed'].applies(s)) {
-          mask.append(allowedEditor({ allowed: get(s, 'mask.allowed'), title: PROP['mask.allowed'].label[lang],
-            onToggle: (i, j) => {
-              const next = clone(this.#scenario);
-              const allowed = get(next, 'mask.allowed') as boolean[][];
-              allowed[i][j] = !allowed[i][j];
-              this.#commit(next, true);
-            } }));
-        }
-        if (PROP['mask.valid_lens'].applies(s)) {
-          mask.append(lensEditor({ lens: get(s, 'mask.valid_lens'), title: PROP['mask.valid_lens'].label[lang],
-            L_K: dims(s).L_K, perQueryLabel: t(lang, 'perQuery'), invalid: this.#invalid,
-            onEdit: (path, text) => {
-              const key = pathText('mask.valid_lens', path);
-              const n = parseNumber(text);
-              if (n === null || !Number.isInteger(n) || n < 0) {
-                this.#invalid.set(key, `${key}: expected an integer ≥ 0, got "${text}"`);
-                this.#renderErrors();
-                return;
-              }
-              this.#invalid.delete(key);
-              const next = clone(this.#scenario);
-              set(next, 'mask.valid_lens', setIn(get(next, 'mask.valid_lens'), path, n));
-              this.#commit(next, false);
-            },
-            onTwoD: (twoD) => {
-              const next = clone(this.#scenario);
-              const lens = get(next, 'mask.valid_lens') as unknown[];
-              const d = dims(next);
-              set(next, 'mask.valid_lens', twoD ? lens.map((l) => Array(d.L_Q).fill(l))
-                : lens.map((row) => (Array.isArray(row) ? row[0] : row)));
-              this.#commit(next, true);
-            } }));
-        }
-        mask.append(this.#slot('mask'));
-      }
-      mask.hidden = !PROP['mask.kind'].applies(s);
-    }
+    fill(mask, maskPanel({ ctx, invalid: session.invalid,
+      onToggle: (i, j) => { session.toggleAllowed(i, j); edited(true, 'inputs'); },
+      onLens: (path, text) => edited(session.editLens(path, text)),
+      onPerQuery: (twoD) => { session.lensPerQuery(twoD); edited(true, 'inputs'); } }));
+    if (mask) mask.hidden = !PROP['mask.kind'].applies(s);
 
-    const options = this.#part('options');
-    if (options) {
-      clear(options);
-      options.append(h('h3', { text: t(lang, 'options') }),
-        ...this.#propsOf('options', alg === 'prob' ? ['seed'] : []), this.#slot('options'));
-    }
+    fill(this.#part('options'), [h('h3', { text: t(lang, 'options') }),
+      ...propControls('options', ctx, s.algorithm === 'prob' ? ['seed'] : []), errorSlot('options')]);
 
-    this.#renderSliceBar();
+    const bar = this.#part('slice');
+    const { B, H } = sliceSizes(s, session.trace);
+    fill(bar, sliceBar({ B, H, b: session.b, h: session.h, lang, onSelect: (b, hh) => {
+      session.select(b, hh);
+      this.#renderInputs('slice');
+      this.#renderOutputs();
+    } }));
+    if (bar) bar.hidden = !bar.firstChild;
 
     const tensors = this.#part('tensors');
     if (tensors) {
-      clear(tensors);
-      tensors.hidden = !QKV_ALGORITHMS.has(alg);
-      if (!tensors.hidden) this.#renderTensors(tensors);
+      tensors.hidden = traits(s).tensors.length === 0;
+      fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
+        onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); },
+        onEdit: (name, path, text) => edited(session.editCell(name, path, text)) }));
     }
 
     const prob = this.#part('prob');
     if (prob) {
-      prob.hidden = alg !== 'prob';
-      const controls = prob.querySelector('.prob-controls') as HTMLElement;
-      clear(controls);
-      if (alg === 'prob') {
-        const ctx = this.#ctx();
-        const resample = h('button', { type: 'button', class: 'resample', dataset: { key: 'resample' },
-          text: t(lang, 'resample'), title: t(lang, 'resampleHelp'), attrs: { 'aria-describedby': 'resample-help' } });
-        resample.addEventListener('click', () => this.#resample());
-        controls.append(h('h2', { text: t(lang, 'probTitle') }), h('p', { class: 'intro', text: t(lang, 'probIntro') }),
-          h('div', { class: 'row' }, propControl(PROP.factor, ctx), propControl(PROP.seed, ctx),
-            h('div', { class: 'field' }, resample, h('small', { class: 'help', id: 'resample-help', text: t(lang, 'resampleHelp') }))),
-          this.#pitfallDetails(),
-          this.#slot('prob'));
-      }
+      prob.hidden = s.algorithm !== 'prob';
+      fill(prob.querySelector<HTMLElement>('.prob-controls'), prob.hidden ? [] : probControls({ ctx,
+        open: this.#pitfallsOpen ?? changedPitfalls(s).length > 0,
+        onOpen: (open) => { this.#pitfallsOpen = open; },
+        onResample: () => { session.resample(); edited(true, 'inputs'); } }));
     }
 
-    const json = this.#part('json') as HTMLDetailsElement | null;
+    const json = this.#part('json');
     if (json && (all || !json.firstChild)) {
-      clear(json);
-      const area = h('textarea', { spellcheck: false, rows: 14, dataset: { key: 'json' },
-        attrs: { 'aria-label': t(lang, 'scenarioJson'), 'aria-describedby': 'json-help' } });
-      area.addEventListener('input', () => this.#jsonInput(area.value));
-      json.append(h('summary', { text: t(lang, 'scenarioJson') }),
-        h('p', { class: 'help', id: 'json-help', text: t(lang, 'scenarioJsonHelp') }), area, this.#slot('json'));
+      fill(json, jsonPanel(lang, (text) => {
+        if (session.fromText(text, true)) this.#update('inputs', 'json');
+        else this.#renderErrors();
+      }));
     }
 
     if (focused && source !== 'json') {
-      const el = this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`);
-      el?.focus();
+      this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
     }
-  }
-
-  #pitfallDetails(): HTMLDetailsElement {
-    const lang = this.#lang;
-    const details = h('details', { class: 'pitfalls', dataset: { field: 'pitfall-switches' },
-      open: this.#pitfallsOpen ?? changedPitfalls(this.#scenario).length > 0 },
-    h('summary', { text: t(lang, 'pitfallsSummary') }),
-    h('div', { class: 'pitfall-switches' }, ...this.#propsOf('prob', ['factor', 'sample_index', 'output_attention'])),
-    h('div', { class: 'prob-options' }, ...this.#propsOf('prob', ['factor', 'sample_index', ...PITFALL_KEYS])));
-    details.addEventListener('toggle', () => { if (details.isConnected) this.#pitfallsOpen = details.open; });
-    return details;
   }
 
   /** The hint's button: opens the switches and moves the focus to the first one. */
@@ -524,176 +324,48 @@ export class AttentionPlayground extends HTMLElement {
     details.querySelector<HTMLElement>('select, input')?.focus();
   }
 
-  #renderSliceBar(): void {
-    const bar = this.#part('slice');
-    if (!bar) return;
-    clear(bar);
-    const sh = this.#trace?.shapes;
-    const d = dims(this.#scenario);
-    const B = QKV_ALGORITHMS.has(String(this.#scenario.algorithm)) ? d.B : sh?.context?.[0] ?? 1;
-    const H = QKV_ALGORITHMS.has(String(this.#scenario.algorithm)) ? d.H : sh?.head_weights?.[1] ?? sh?.context?.[2] ?? 1;
-    bar.hidden = B <= 1 && H <= 1;
-    if (bar.hidden) return;
-    const lang = this.#lang;
-    const sel = (label: string, key: string, n: number, value: number, onChange: (v: number) => void) => {
-      const id = `slice-${key}`;
-      const select = h('select', { id, dataset: { key: `slice.${key}` } },
-        ...range(n).map((i) => h('option', { value: String(i), text: String(i), selected: i === value })));
-      select.addEventListener('change', () => onChange(Number(select.value)));
-      return h('span', { class: 'field inline' }, h('label', { attrs: { for: id }, text: label }), select);
-    };
-    append(bar, [h('span', { class: 'muted', text: t(lang, 'showing') + ':' }),
-      B > 1 ? sel(t(lang, 'batch'), 'b', B, this.#b, (v) => { this.#b = v; this.#renderInputs('slice'); this.#renderOutputs(); }) : null,
-      H > 1 ? sel(t(lang, 'head'), 'h', H, this.#h, (v) => { this.#h = v; this.#renderInputs('slice'); this.#renderOutputs(); }) : null]);
-  }
-
-  #renderTensors(panel: HTMLElement): void {
-    const lang = this.#lang;
-    const s = this.#scenario;
-    const d = dims(s);
-    const dimBar = h('div', { class: 'dims', attrs: { role: 'group', 'aria-label': t(lang, 'sizes') } });
-    for (const name of dimNames(s)) {
-      const minus = h('button', { type: 'button', text: '−', disabled: d[name] <= 1, dataset: { key: `dim.${name}.minus` },
-        attrs: { 'aria-label': `${t(lang, 'decrease')} ${name}` } });
-      const plus = h('button', { type: 'button', text: '+', disabled: d[name] >= DIM_MAX[name], dataset: { key: `dim.${name}.plus` },
-        attrs: { 'aria-label': `${t(lang, 'increase')} ${name}` } });
-      minus.addEventListener('click', () => this.#resize(name, d[name] - 1));
-      plus.addEventListener('click', () => this.#resize(name, d[name] + 1));
-      dimBar.append(h('span', { class: 'dim', dataset: { dim: name } },
-        h('span', { class: 'dim-name', text: name }), minus, h('output', { text: String(d[name]) }), plus));
-    }
-    const editors = h('div', { class: 'editors' });
-    const spec: [string, string, string][] = [['q', 'q', 'e'], ['k', 'k', 'e'], ['v', 'v', 'd']];
-    for (const [name, rowPrefix, colPrefix] of spec) {
-      if (s[name] === undefined) continue;
-      editors.append(h('div', { class: 'editor-box' }, tensorEditor({
-        name, title: PROP[name].label[lang], tensor: s[name], b: this.#b, h: this.#h, rowPrefix, colPrefix,
-        invalid: this.#invalid, tooLarge: t(lang, 'tooLargeEdit'),
-        onEdit: (path, text) => this.#editCell(name, path, text),
-      }), this.#slot(name as Slot)));
-    }
-    panel.append(h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
-      h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, this.#slot('tensors'));
-  }
-
-  #resize(dim: DimName, n: number): void {
-    if (dim !== 'E' && dim !== 'E_k' && dim !== 'D') this.#sampleStash = undefined;
-    const next = resize(this.#scenario, dim, n);
-    this.#fitSamples(next);
-    this.#commit(next, true);
-  }
-
-  #jsonInput(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      this.#jsonError = `scenario: invalid JSON: ${e instanceof Error ? e.message : String(e)}`;
-      this.#renderErrors();
-      return;
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      this.#jsonError = 'scenario: expected an object';
-      this.#renderErrors();
-      return;
-    }
-    this.#jsonError = null;
-    this.#commit(parsed as Scenario, true, 'json');
-  }
-
   #renderOutputs(): void {
+    const session = this.#session!;
+    const { trace, scenario: s, b } = session;
+    const hh = session.h;
     const lang = this.#lang;
     const panel = this.#part('results');
     if (panel) {
-      clear(panel);
-      panel.append(h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
-        h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), this.#slot('general'));
-      if (this.#trace) {
-        panel.append(costLine(this.#trace, lang));
-        const w = warningList(this.#trace, lang);
+      fill(panel, [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
+        h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')]);
+      if (trace) {
+        panel.append(costLine(trace, lang));
+        const w = warningList(trace, lang);
         if (w) panel.append(w);
-        if (this.#trace.algorithm === 'nadaraya_watson') panel.append(nadarayaView({ trace: this.#trace, scenario: this.#scenario, lang }));
-        panel.append(results({ trace: this.#trace, b: this.#b, h: this.#h, lang }));
+        if (trace.algorithm === 'nadaraya_watson') panel.append(nadarayaView({ trace, scenario: s, lang }));
+        panel.append(results({ trace, b, h: hh, lang }));
       }
     }
-    const prob = this.#part('prob');
-    if (prob && !prob.hidden) {
-      const body = prob.querySelector('.prob-body') as HTMLElement;
+    const body = this.#part('prob')?.querySelector<HTMLElement>('.prob-body') ?? null;
+    if (body && !body.parentElement!.hidden) {
       clear(body);
-      const s = this.#scenario;
-      if (this.#trace?.algorithm === 'prob') {
+      if (trace?.algorithm === 'prob') {
         body.append(h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
           text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }));
-        const ref = this.#reference;
-        if (ref) {
-          body.append(pitfallView({
-            trace: this.#trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b: this.#b, h: this.#h, lang,
-            squeezeBug: !ref.changed.some((c) => c.key === 'squeeze_bug'), seed: Number(s.seed ?? 0),
-          }));
-        } else {
-          body.append(pitfallHint(lang, () => this.#showPitfalls()));
-        }
+        const ref = session.reference;
+        body.append(ref
+          ? pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
+          : pitfallHint(lang, () => this.#showPitfalls()));
         body.append(probView({
-          trace: this.#trace, full: this.#full, b: this.#b, h: this.#h, lang,
+          trace, full: session.full, b, h: hh, lang,
           factor: Number(s.factor ?? PROP.factor.default),
-          causal: get(s, 'mask.kind') === 'causal',
-          causalInitial: String(s.causal_initial ?? 'sum'),
-          divisor: String(s.sparsity_divisor ?? 'L_K'),
-          squeezeBug: s.squeeze_bug !== false,
+          causal: (s.mask as Scenario | undefined)?.kind === 'causal',
+          causalInitial: String(s.causal_initial ?? PROP.causal_initial.default),
+          divisor: String(s.sparsity_divisor ?? PROP.sparsity_divisor.default),
         }));
       }
     }
     const modified = this.#root.querySelector<HTMLElement>('.modified');
-    if (modified) modified.hidden = !(this.#preset && this.#modified);
+    if (modified) modified.hidden = !(session.preset && session.modified);
   }
 
-  /** Shows every error beside its control (the field, else its panel's slot); marks the results stale. */
   #renderErrors(): void {
-    for (const el of this.#root.querySelectorAll('[data-slot^="field:"]')) el.remove();
-    const messages = new Map<string, string[]>();
-    const add = (key: string, message: string) => {
-      const field = this.#root.querySelector<HTMLElement>(`.field[data-field="${CSS.escape(key)}"]`);
-      let target: string = slotOf(key);
-      if (field && !field.closest('[hidden]')) {
-        target = 'field:' + key;
-        if (!this.#root.querySelector(`[data-slot="${CSS.escape(target)}"]`)) {
-          field.after(h('p', { class: 'error', hidden: true, dataset: { slot: target }, attrs: { role: 'alert' } }));
-        }
-      } else {
-        const el = this.#root.querySelector<HTMLElement>(`[data-slot="${target}"]`);
-        if (!el || el.parentElement?.closest('[hidden]')) target = 'general';
-      }
-      messages.set(target, [...(messages.get(target) ?? []), message]);
-    };
-    for (const [key, message] of this.#invalid) add(key, message);
-    if (this.#error) add(this.#error.field, this.#error.message);
-    if (this.#jsonError) {
-      const target = this.#part('json') ? 'json' : 'general';
-      messages.set(target, [...(messages.get(target) ?? []), this.#jsonError]);
-    }
-    for (const el of this.#root.querySelectorAll<HTMLElement>('[data-slot]')) {
-      const list = messages.get(el.dataset.slot!);
-      el.hidden = !list;
-      el.textContent = list ? list.join('\n') : '';
-    }
-    const field = this.#error?.field;
-    for (const el of this.#root.querySelectorAll<HTMLElement>('input[data-key], select[data-key]')) {
-      const key = el.dataset.key!;
-      const bad = this.#invalid.has(key) || (field !== undefined && (key === field || key.startsWith(field + '[')));
-      if (bad) el.setAttribute('aria-invalid', 'true');
-      else el.removeAttribute('aria-invalid');
-    }
-    const stale = this.#invalid.size > 0 || this.#error !== null || this.#jsonError !== null;
-    this.#root.querySelector('[data-panel="results"]')?.classList.toggle('stale', stale && this.#trace !== null);
-    this.#root.querySelector('[data-panel="prob"]')?.classList.toggle('stale', stale && this.#trace !== null);
-    const note = this.#root.querySelector<HTMLElement>('.stale-note');
-    if (note) note.hidden = !(stale && this.#trace !== null);
-  }
-
-  #syncJson(source: string): void {
-    if (source === 'json') return;
-    const area = this.#root.querySelector<HTMLTextAreaElement>('[data-panel="json"] textarea');
-    if (area && this.#root.activeElement !== area) area.value = prettyJson(this.#scenario);
+    showErrors(this.#root, this.#session!.errors(), this.#session!.stale);
   }
 }
 

@@ -19,8 +19,6 @@ export function exact(x: unknown): string {
   return String(x);
 }
 
-export type Nested = number | boolean | Nested[];
-
 export function shapeOf(value: unknown): number[] {
   const shape: number[] = [];
   let cur: unknown = value;
@@ -39,16 +37,6 @@ export function at(value: unknown, path: readonly number[]): unknown {
     cur = cur[i];
   }
   return cur;
-}
-
-/** A 2-D slice [rows][cols] of a 4-D tensor with two fixed axes, e.g. (B,L,H,E) at b,h. */
-export function slice4(t: unknown, fixed: { axis0: number; axis2: number }): unknown[][] {
-  const rows = at(t, [fixed.axis0]);
-  if (!Array.isArray(rows)) return [];
-  return rows.map((r) => {
-    const cols = Array.isArray(r) ? r[fixed.axis2] : undefined;
-    return Array.isArray(cols) ? cols : [];
-  });
 }
 
 /** (B,H,R,C) at b,h -> [R][C]. */

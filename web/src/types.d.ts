@@ -6,13 +6,21 @@ declare module '*/wasm/attnplay.mjs' {
     title: string;
     title_zh: string;
     description: string;
-    description_zh?: string;
     scenario: Record<string, unknown>;
   }
+  /** An entry of the core's algorithm registry. */
+  export interface AlgorithmRecord {
+    name: string;
+    title: string;
+    title_zh: string;
+    description: string;
+  }
   export interface Core {
+    /** Throws an Error whose `field` is the offending field's path ("" = the whole scenario). */
     run(scenario: object | string, options?: { typed?: boolean }): Record<string, unknown>;
     presets(): PresetRecord[];
-    algorithms(): string[];
+    /** The registry's entries (a core built before the registry lists bare names). */
+    algorithms(): (AlgorithmRecord | string)[];
   }
   export function load(): Promise<Core>;
 }

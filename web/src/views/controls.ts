@@ -3,7 +3,7 @@
 import { h, newId } from '../dom';
 import { fmt, parseNumber } from '../format';
 import type { Scenario } from '../compute';
-import { dims, get, shown, type Prop } from '../state';
+import { PROPS, choicesOf, dims, get, shown, type Panel, type Prop } from '../state';
 import { t, tx, type Lang } from '../i18n';
 
 export interface ControlContext {
@@ -30,17 +30,19 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
   const key = prop.key;
   switch (prop.kind) {
     case 'enum': {
-      const text = (o: string) => tx(ctx.lang, prop.choices?.find((c) => c.value === o)?.label) || o;
+      const choices = choicesOf(prop);
+      const text = (o: string) => tx(ctx.lang, choices.find((c) => c.value === o)?.label) || o;
       const select = h('select', { dataset: { key } },
         ...(prop.options?.(s) ?? []).map((o) => h('option', { value: o, text: text(o), selected: o === value })));
       select.addEventListener('change', () => ctx.set(key, select.value, true));
       return labelled(prop, ctx.lang, select);
     }
     case 'bool': {
-      if (prop.choices) {
+      const choices = choicesOf(prop);
+      if (choices.length) {
         // a switch whose two values both need saying: a select naming what each does
         const select = h('select', { dataset: { key } },
-          ...prop.choices.map((c) => h('option', { value: String(c.value), text: tx(ctx.lang, c.label), selected: c.value === (value === true) })));
+          ...choices.map((c) => h('option', { value: String(c.value), text: tx(ctx.lang, c.label), selected: c.value === (value === true) })));
         select.addEventListener('change', () => ctx.set(key, select.value === 'true', true));
         const field = labelled(prop, ctx.lang, select);
         field.className = 'field field-choice';
@@ -136,4 +138,10 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
     default:
       return null; // tensors have their own editors
   }
+}
+
+/** The controls of a panel's properties that apply to the scenario, but those in `except`. */
+export function propControls(panel: Panel, ctx: ControlContext, except: readonly string[] = []): HTMLElement[] {
+  return PROPS.filter((p) => p.panel === panel && !except.includes(p.key) && p.applies(ctx.scenario))
+    .map((p) => propControl(p, ctx)).filter((x): x is HTMLElement => x !== null);
 }

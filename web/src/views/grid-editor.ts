@@ -2,6 +2,7 @@
 // clickable allowed grid, and valid_lens. DOM only: edits are reported through callbacks.
 import { h } from '../dom';
 import { at, fmt, range } from '../format';
+import { pathText } from '../state';
 
 const MAX_EDIT_CELLS = 400;
 
@@ -18,8 +19,6 @@ export interface TensorEditorOptions {
   tooLarge: string;
   onEdit: (path: number[], text: string) => void;
 }
-
-export const pathText = (name: string, path: readonly number[]) => name + path.map((i) => `[${i}]`).join('');
 
 export function tensorEditor(o: TensorEditorOptions): HTMLElement {
   const rows = (at(o.tensor, [o.b]) as unknown[] | undefined) ?? [];

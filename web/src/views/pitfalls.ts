@@ -5,7 +5,7 @@ import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../compute';
 import type { PitfallKey } from '../state';
 import { t, type Key, type Lang } from '../i18n';
-import { updatedRows } from './prob';
+import { samplesOf, updatedRows } from './prob';
 
 export interface PitfallViewOptions {
   /** The trace with the scenario's switches. */
@@ -17,7 +17,6 @@ export interface PitfallViewOptions {
   b: number;
   h: number;
   lang: Lang;
-  squeezeBug: boolean;
   /** 'reference': a per-head sample_index was dropped for the reference; 'set-aside': a shared
    * one is set aside while samples are per head (both sides draw). */
   samples: 'reference' | 'set-aside' | null;
@@ -42,21 +41,14 @@ interface Side {
   ctx: number[][];
 }
 
-function side(trace: Trace, b: number, hh: number, squeezeBug: boolean, L_Q: number): Side {
+function side(trace: Trace, b: number, hh: number, L_Q: number): Side {
   return {
     trace,
     M: (at(trace.sparsity, [b, hh]) as number[] | undefined) ?? [],
     top: (at(trace.top_index, [b, hh]) as number[] | undefined) ?? [],
-    upd: updatedRows(trace, b, hh, squeezeBug),
+    upd: updatedRows(trace, b, hh),
     ctx: range(L_Q).map((i) => (at(trace.context, [b, i, hh]) as number[] | undefined) ?? []),
   };
-}
-
-/** Sample rows of head hh: the trace's sample_index is (L_Q, U) or, per head, (H, L_Q, U). */
-function samplesOf(trace: Trace, hh: number): number[][] {
-  const si = trace.sample_index as unknown;
-  const perHead = Array.isArray(at(si, [0, 0]));
-  return ((perHead ? at(si, [hh]) : si) as number[][] | undefined) ?? [];
 }
 
 export function pitfallView(o: PitfallViewOptions): HTMLElement {
@@ -80,8 +72,8 @@ export function pitfallView(o: PitfallViewOptions): HTMLElement {
   }
 
   const L_Q = o.trace.shapes.context?.[1] ?? 0;
-  const ref = side(o.reference.trace, b, hh, true, L_Q);
-  const mine = side(o.trace, b, hh, o.squeezeBug, L_Q);
+  const ref = side(o.reference.trace, b, hh, L_Q);
+  const mine = side(o.trace, b, hh, L_Q);
 
   const th = (text: string, attrs: Record<string, string | number> = {}, cls?: string) =>
     h('th', { class: cls, attrs: { scope: 'col', ...attrs }, text });

@@ -1,5 +1,7 @@
-// ProbAttention, step by step, for one (b, h) slice of a prob trace (docs/semantics.md fields),
-// and the comparison with full attention on the same q, k, v and mask. DOM only.
+// ProbAttention, step by step, for one (b, h) slice of a prob trace, numbered as SPEC §2 numbers
+// the steps (1 sizes, 2 sample_index, 3 q_k_sample, 4 sparsity M, 5 top_index, 6 scores_top and
+// ProbMask, 7 initial_context, 8 context, 9 attn), then the comparison with full attention on the
+// same q, k, v and mask. Every number is the trace's. DOM only.
 import { h } from '../dom';
 import { at, exact, fmt, range, sliceBH } from '../format';
 import type { Outcome, Trace } from '../compute';
@@ -17,31 +19,29 @@ export interface ProbViewOptions {
   causal: boolean;
   causalInitial: string;
   divisor: string;
-  squeezeBug: boolean;
 }
 
 const num = (x: unknown) => (typeof x === 'number' ? x : NaN);
 const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
 
-function step(title: string, ...body: (Node | null)[]): HTMLElement {
-  return h('section', { class: 'step' }, h('h4', { text: title }), ...body);
+/** A section for SPEC's steps `steps` (one, or a run such as 4-5): its heading starts with their numbers. */
+function step(steps: readonly number[], title: string, ...body: (Node | null)[]): HTMLElement {
+  const numbers = steps.length > 1 ? `${steps[0]}–${steps[steps.length - 1]}` : String(steps[0]);
+  return h('section', { class: 'step', dataset: { steps: steps.join(' ') } }, h('h4', { text: `${numbers} · ${title}` }), ...body);
 }
 
-/** Rows of (b, h) that got exact attention: the trace's updated_rows; else its top_index, or
- * with the .squeeze() bug at H = 1 and B > 1 the union over the batch. */
-export function updatedRows(trace: Trace, b: number, hh: number, squeezeBug: boolean): Set<number> {
-  const rows = new Set<number>();
+/** The rows of (b, h) that got exact attention: the trace's updated_rows (the core applies the
+ * reference's .squeeze() rule at H = 1, B > 1). */
+export function updatedRows(trace: Trace, b: number, hh: number): Set<number> {
   const flags = at(trace.updated_rows, [b, hh]);
-  if (Array.isArray(flags)) {
-    flags.forEach((f, i) => { if (f === true) rows.add(i); });
-    return rows;
-  }
-  const top = trace.top_index as number[][][] | undefined;
-  if (!Array.isArray(top)) return rows;
-  const B = top.length, H = top[0]?.length ?? 0;
-  const batches = squeezeBug && H === 1 && B > 1 ? range(B) : [b];
-  for (const bb of batches) for (const i of (top[bb]?.[hh] ?? [])) rows.add(i);
-  return rows;
+  return new Set(Array.isArray(flags) ? flags.flatMap((f, i) => (f === true || f === 1 ? [i] : [])) : []);
+}
+
+/** The sampled keys of each query for head hh: sample_index is (L_Q, U_part) or, per head, (H, L_Q, U_part). */
+export function samplesOf(trace: Trace, hh: number): number[][] {
+  const si = trace.sample_index as unknown;
+  const perHead = Array.isArray(at(si, [0, 0]));
+  return ((perHead ? at(si, [hh]) : si) as number[][] | undefined) ?? [];
 }
 
 export function probView(o: ProbViewOptions): HTMLElement {
@@ -56,40 +56,38 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const L_Q = trace.shapes.context?.[1] ?? sliceBH(trace.sparsity, 0, 0).length;
   const L_K = trace.shapes.scores_top?.[3] ?? trace.shapes.k?.[1] ?? 0;
   const c = o.factor;
-  const lnK = Math.ceil(Math.log(L_K)), lnQ = Math.ceil(Math.log(L_Q));
 
-  root.append(h('p', { class: 'sizes' },
-    'U_part = min(c·⌈ln L_K⌉, L_K) = ', `min(${c}·${lnK}, ${L_K}) = `,
+  // 1. U_part and u, as the core computed them
+  root.append(step([1], t(lang, 'stepSizes'), h('p', { class: 'sizes' },
+    'U_part = min(c·⌈ln L_K⌉, L_K) = ', `min(${c}·⌈ln ${L_K}⌉, ${L_K}) = `,
     h('strong', { dataset: { field: 'U_part' }, text: exact(U) }),
-    ' · u = min(c·⌈ln L_Q⌉, L_Q) = ', `min(${c}·${lnQ}, ${L_Q}) = `,
-    h('strong', { dataset: { field: 'u' }, text: exact(u) })));
+    ' · u = min(c·⌈ln L_Q⌉, L_Q) = ', `min(${c}·⌈ln ${L_Q}⌉, ${L_Q}) = `,
+    h('strong', { dataset: { field: 'u' }, text: exact(u) }))));
 
-  // 1. sampled keys
-  const si = trace.sample_index as unknown;
-  const perHead = Array.isArray(at(si, [0, 0])) ;
-  const samples = ((perHead ? at(si, [hh]) : si) as number[][] | undefined) ?? [];
+  // 2. sample_index
+  const samples = samplesOf(trace, hh);
   const counts = range(L_Q).map((i) => range(L_K).map((j) => (samples[i] ?? []).filter((x) => x === j).length));
-  root.append(step(t(lang, 'step1'), heatmap({
-    title: 'sample_index', caption: t(lang, 'step1Caption'), field: 'samples', values: counts, color: 'count',
+  root.append(step([2], t(lang, 'stepSamples'), heatmap({
+    title: 'sample_index', caption: t(lang, 'stepSamplesCaption'), field: 'samples', values: counts, color: 'count',
     rowLabels: labels('q', L_Q), colLabels: labels('k', L_K),
     cellText: (_i, _j, v) => (v ? `×${v}` : '·'), cellClass: (i, j) => (counts[i][j] ? 'sampled' : undefined),
     indexOf: (i, j) => `${i},${j}`,
   }), h('p', { class: 'mono small' }, samples.map((row, i) => `q${i} → [${row.join(', ')}]`).join('   '))));
 
-  // 2. sampled scores
+  // 3. q_k_sample
   const qks = sliceBH(trace.q_k_sample, b, hh);
-  root.append(step(t(lang, 'step2'), heatmap({
-    title: 'q_k_sample', caption: t(lang, 'step2Caption'), field: 'q_k_sample', values: qks, color: 'diverging',
+  root.append(step([3], t(lang, 'stepSampleScores'), heatmap({
+    title: 'q_k_sample', caption: t(lang, 'stepSampleScoresCaption'), field: 'q_k_sample', values: qks, color: 'diverging',
     rowLabels: labels('q', qks.length), colLabels: labels('s', qks[0]?.length ?? 0),
     cellNote: (i, s) => (samples[i]?.[s] !== undefined ? `k${samples[i][s]}` : undefined),
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
   })));
 
-  // 3. sparsity and top-u
+  // 4. sparsity M and 5. top_index
   const M = (at(trace.sparsity, [b, hh]) as number[] | undefined) ?? [];
   const top = (at(trace.top_index, [b, hh]) as number[] | undefined) ?? [];
   const maxAbs = Math.max(1e-12, ...M.map((x) => Math.abs(num(x))).filter(Number.isFinite));
-  const divisor = o.divisor === 'U_part' ? U : L_K;
+  const divisor = o.divisor === 'U_part' ? 'U_part' : 'L_K';
   const list = h('ol', { class: 'sparsity', dataset: { field: 'sparsity' } });
   M.forEach((m, i) => {
     const rank = top.indexOf(i);
@@ -102,19 +100,19 @@ export function probView(o: ProbViewOptions): HTMLElement {
       h('span', { class: 'q', text: `q${i}` }),
       h('span', { class: 'track' }, bar),
       h('span', { class: 'm', text: fmt(m) }),
-      h('span', { class: 'calc', text: `= ${fmt(mx)} − ${fmt(sum)}/${divisor}` }),
+      // the formula spelled out with this row's sampled scores (M itself is the trace's)
+      h('span', { class: 'calc', text: `= ${fmt(mx)} − ${fmt(sum)}/${divisor === 'U_part' ? U : L_K}` }),
       rank >= 0 ? h('span', { class: 'badge', text: `${t(lang, 'top')} ${rank + 1}` }) : null));
   });
-  root.append(step(o.divisor === 'U_part' ? t(lang, 'step3Divisor') : t(lang, 'step3'), list,
+  root.append(step([4, 5], t(lang, divisor === 'U_part' ? 'stepSparsityDivisor' : 'stepSparsity'), list,
     h('p', { class: 'mono small' }, 'top_index = ', h('span', { dataset: { field: 'top_index' }, text: `[${top.join(', ')}]` }))));
 
-  // 4. exact attention of the top queries
+  // 6. scores_top with ProbMask (from allowed_top), and their softmax
   const allowedTop = at(trace.allowed_top, [b, hh]);
-  const maskedTop = (r: number, j: number) => (Array.isArray(allowedTop) ? at(allowedTop, [r, j]) === false
-    : o.causal && j > (top[r] ?? Infinity));
+  const maskedTop = (r: number, j: number) => at(allowedTop, [r, j]) === false;
   const st = sliceBH(trace.scores_top, b, hh), wt = sliceBH(trace.weights_top, b, hh);
   const topLabels = top.map((i) => `q${i}`);
-  root.append(step(t(lang, 'step4'), h('div', { class: 'maps' },
+  root.append(step([6], t(lang, 'stepTop'), h('div', { class: 'maps' },
     heatmap({ title: t(lang, 'scoresTop'), caption: t(lang, 'scoresTopCaption'), field: 'scores_top', values: st,
       color: 'diverging', rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
       indexOf: (i, j) => `${b},${hh},${i},${j}` }),
@@ -122,23 +120,31 @@ export function probView(o: ProbViewOptions): HTMLElement {
       rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
       indexOf: (i, j) => `${b},${hh},${i},${j}` }))));
 
-  // 5. initial vs final context
-  const upd = updatedRows(trace, b, hh, o.squeezeBug);
+  // 7. initial_context and 8. context, the updated rows (updated_rows) replaced
+  const upd = updatedRows(trace, b, hh);
   const rowClass = (i: number) => (upd.has(i) ? 'updated' : 'lazy');
   const rowLabels = range(L_Q).map((i) => (upd.has(i) ? `q${i} ★` : `q${i}`));
   const initialCaption = !o.causal ? t(lang, 'initialMean')
     : o.causalInitial === 'mean' ? t(lang, 'initialCausalMean') : t(lang, 'initialSum');
-  root.append(step(t(lang, 'step5'), h('div', { class: 'maps' },
+  const contextStep = step([7, 8], t(lang, 'stepContext'), h('div', { class: 'maps' },
     contextMap(trace, 'initial_context', t(lang, 'initialContext'), initialCaption, b, hh, { rowClass }),
     h('div', { class: 'arrow', attrs: { 'aria-hidden': 'true' }, text: '→' }),
     contextMap(trace, 'context', t(lang, 'finalContext'), `${t(lang, 'updated')}: ${[...upd].sort((x, y) => x - y).map((i) => 'q' + i).join(', ')}`,
-      b, hh, { rowClass, rowLabels }))));
-
+      b, hh, { rowClass, rowLabels })));
   const extra = [...upd].filter((i) => !top.includes(i)).sort((x, y) => x - y);
   if (extra.length) {
-    root.lastElementChild!.append(h('p', { class: 'note', dataset: { field: 'squeeze-union' },
+    contextStep.append(h('p', { class: 'note', dataset: { field: 'squeeze-union' },
       text: `${extra.map((i) => 'q' + i).join(', ')}: ${t(lang, 'squeezeUnion')}` }));
   }
+  root.append(contextStep);
+
+  // 9. attn (with output_attention)
+  const attn = sliceBH(trace.attn, b, hh);
+  root.append(step([9], t(lang, 'stepAttn'), trace.attn === undefined
+    ? h('p', { class: 'note', dataset: { field: 'attn-off' }, text: t(lang, 'attnOff') })
+    : heatmap({ title: 'attn', caption: t(lang, 'attnCaption'), field: 'attn', values: attn, color: 'weights',
+      rowLabels, colLabels: labels('k', L_K), rowClass, indexOf: (i, j) => `${b},${hh},${i},${j}` })));
+
   root.append(compare(o, upd, L_Q));
   return root;
 }

@@ -1,0 +1,8 @@
+// The page's state (no DOM): the algorithm table and the property table, scenario edits, the
+// ProbAttention logic, the URL hash, and one element's Session that ties them together.
+export * from './algorithms';
+export * from './scenario';
+export * from './props';
+export * from './prob';
+export * from './hash';
+export * from './session';

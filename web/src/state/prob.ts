@@ -1,0 +1,94 @@
+// ProbAttention's scenario logic (SPEC §2): the given sample_index kept while its shape fits, and
+// the runs shown beside a prob trace (full attention on the same inputs; the same scenario with
+// the pitfall switches at the reference). Shapes and numbers come from the core's traces, never
+// from a formula here.
+import { clone, shapeOf } from '../format';
+import type { Outcome, Scenario } from '../compute';
+import { PROP, isProb, type Stash } from './props';
+import { get } from './scenario';
+
+type Run = (s: Scenario) => Outcome;
+
+// ---- sample_index ----
+
+/** The keys whose change can change the shape of sample_index (L and H changes drop it: resize). */
+export const SAMPLE_SHAPE_KEYS: readonly string[] = ['algorithm', 'inner', 'factor', 'sample_per_head'];
+
+/**
+ * Keeps a sample_index (the scenario's, else the one put aside) while its shape is the one the core
+ * draws for the scenario ((L_Q, U_part), or (H, L_Q, U_part) with sample_per_head), puts it aside
+ * otherwise. The shape is asked of the core: the scenario without sample_index, run once. When the
+ * core cannot run it (an error elsewhere) nothing moves. Mutates s and stash.
+ */
+export function fitSamples(s: Scenario, stash: Stash, run: Run): void {
+  if (!isProb(s) || (s.sample_index === undefined && stash.sample_index === undefined)) return;
+  const probe = clone(s);
+  delete probe.sample_index;
+  const out = run(probe);
+  if (!out.ok || out.trace.sample_index === undefined) return;
+  const want = shapeOf(out.trace.sample_index);
+  const fits = (index: unknown) => {
+    const have = shapeOf(index);
+    return have.length === want.length && have.every((n, i) => n === want[i]);
+  };
+  if (s.sample_index !== undefined && !fits(s.sample_index)) {
+    stash.sample_index = s.sample_index;
+    delete s.sample_index;
+  } else if (s.sample_index === undefined && fits(stash.sample_index)) {
+    s.sample_index = stash.sample_index;
+    delete stash.sample_index;
+  }
+}
+
+// ---- full attention beside ProbAttention ----
+
+/** The same q, k, v, scale and mask through full attention (its context only). */
+export function fullComparison(s: Scenario): Scenario {
+  const full: Scenario = { algorithm: 'full', q: s.q, k: s.k, v: s.v, trace: 'context' };
+  if (s.scale !== undefined) full.scale = s.scale;
+  if (get(s, 'mask.kind') === 'causal') full.mask = { kind: 'causal' };
+  return full;
+}
+
+// ---- the reference's pitfall switches: each one's default is the reference ----
+
+export const PITFALL_KEYS = ['causal_initial', 'sparsity_divisor', 'sample_per_head', 'squeeze_bug'] as const;
+export type PitfallKey = (typeof PITFALL_KEYS)[number];
+
+/** The switches that apply to the scenario and are not at the reference's value. */
+export function changedPitfalls(s: Scenario): PitfallKey[] {
+  return PITFALL_KEYS.filter((key) => PROP[key].applies(s) && s[key] !== undefined && s[key] !== PROP[key].default);
+}
+
+/**
+ * The same scenario with every pitfall switch at the reference's default. A sample_index given per
+ * head, (H, L_Q, U_part), does not fit the reference's shared one: it is dropped, so the reference
+ * draws from the seed.
+ */
+export function referenceScenario(s: Scenario): { scenario: Scenario; droppedSamples: boolean } {
+  const r = clone(s);
+  for (const key of PITFALL_KEYS) delete r[key];
+  const droppedSamples = shapeOf(r.sample_index).length === 3;
+  if (droppedSamples) delete r.sample_index;
+  return { scenario: r, droppedSamples };
+}
+
+export interface PitfallComparison {
+  /** The reference's run. */
+  outcome: Outcome;
+  /** The switches away from the reference, with their values. */
+  changed: { key: PitfallKey; value: unknown }[];
+  /** 'reference': a per-head sample_index was dropped for the reference; 'set-aside': a shared one
+   * is put aside while samples are per head (both sides draw from the seed). */
+  samples: 'reference' | 'set-aside' | null;
+}
+
+/** With a switch away from the reference: the reference's run beside it; else null. */
+export function pitfallComparison(s: Scenario, stash: Stash, run: Run): PitfallComparison | null {
+  const changed = changedPitfalls(s);
+  if (!changed.length) return null;
+  const { scenario, droppedSamples } = referenceScenario(s);
+  const setAside = s.sample_per_head === true && s.sample_index === undefined && shapeOf(stash.sample_index).length === 2;
+  return { outcome: run(scenario), changed: changed.map((key) => ({ key, value: s[key] })),
+    samples: droppedSamples ? 'reference' : setAside ? 'set-aside' : null };
+}

@@ -1,0 +1,57 @@
+// Errors beside what they are about. Each error has a field path (the core's Error.field, or the
+// key of a control whose text did not read): it is shown beside the nearest control or error slot
+// that the path or one of its parents names ("q[0][1][0]" -> the q grid's slot, "mask.window" ->
+// that control), else in the slot of its property's panel, else in the general slot above the
+// results. The inputs it names are marked aria-invalid. DOM only.
+import { h } from '../dom';
+import { PROP, parentPaths, type FieldError } from '../state';
+
+/** An empty error slot; `name` is a field path (q, k, v, mask, json), a panel or "general". */
+export function errorSlot(name: string): HTMLElement {
+  return h('p', { class: 'error', hidden: true, dataset: { slot: name }, attrs: { role: 'alert' } });
+}
+
+const shownIn = (el: Element | null) => el !== null && !el.closest('[hidden]');
+
+/** The slot for an error about `field`: made beside a control that the path names, when there is one. */
+function slotFor(root: ShadowRoot, field: string): string {
+  for (const path of parentPaths(field)) {
+    const control = root.querySelector(`.field[data-field="${CSS.escape(path)}"]`);
+    if (shownIn(control)) {
+      const name = 'field:' + path;
+      if (!root.querySelector(`[data-slot="${CSS.escape(name)}"]`)) control!.after(errorSlot(name));
+      return name;
+    }
+    for (const name of [path, PROP[path]?.panel]) {
+      const slot = name ? root.querySelector(`[data-slot="${CSS.escape(name)}"]`) : null;
+      if (slot && shownIn(slot.parentElement)) return name!;
+    }
+  }
+  return 'general';
+}
+
+/** Shows every error in its slot (data-fields lists the fields it shows), marks the inputs they
+ * name aria-invalid, and marks the results stale (the last good ones) while there is an error. */
+export function showErrors(root: ShadowRoot, errors: readonly FieldError[], stale: boolean): void {
+  for (const el of root.querySelectorAll('[data-slot^="field:"]')) el.remove();
+  const bySlot = new Map<string, FieldError[]>();
+  for (const e of errors) {
+    const name = slotFor(root, e.field);
+    bySlot.set(name, [...(bySlot.get(name) ?? []), e]);
+  }
+  for (const el of root.querySelectorAll<HTMLElement>('[data-slot]')) {
+    const list = bySlot.get(el.dataset.slot!);
+    el.hidden = !list;
+    el.textContent = list ? list.map((e) => e.message).join('\n') : '';
+    if (list) el.dataset.fields = list.map((e) => e.field).join(' ');
+    else delete el.dataset.fields;
+  }
+  for (const el of root.querySelectorAll<HTMLElement>('input[data-key], select[data-key]')) {
+    const key = el.dataset.key!;
+    if (errors.some(({ field }) => key === field || key.startsWith(field + '['))) el.setAttribute('aria-invalid', 'true');
+    else el.removeAttribute('aria-invalid');
+  }
+  for (const panel of ['results', 'prob']) root.querySelector(`[data-panel="${panel}"]`)?.classList.toggle('stale', stale);
+  const note = root.querySelector<HTMLElement>('.stale-note');
+  if (note) note.hidden = !stale;
+}

@@ -1,0 +1,163 @@
+// The input panels, built from the scenario and the property table: the preset bar, the mask, the
+// tensors with their size bar, the (b, h) selectors, ProbAttention's controls and the scenario
+// JSON. DOM only: every change goes out through a callback.
+import { h } from '../dom';
+import { range } from '../format';
+import type { Preset, Scenario } from '../compute';
+import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
+import { t, type Lang } from '../i18n';
+import { propControl, propControls, type ControlContext } from './controls';
+import { errorSlot } from './errors';
+import { allowedEditor, lensEditor, tensorEditor } from './grid-editor';
+
+/** The largest size the size bar offers, per dimension. */
+const DIM_MAX: Record<DimName, number> = { B: 8, H: 8, L_Q: 32, L_K: 32, E: 32, E_k: 32, D: 32 };
+
+export interface PresetBarOptions {
+  presets: readonly Preset[];
+  /** The current preset's name, '' for a scenario of one's own. */
+  preset: string;
+  modified: boolean;
+  lang: Lang;
+  onPreset: (name: string) => void;
+  onLang: (lang: Lang) => void;
+}
+
+export function presetBar(o: PresetBarOptions): HTMLElement[] {
+  const { lang } = o;
+  const select = h('select', { id: 'preset-select', dataset: { key: 'preset' } },
+    o.preset ? null : h('option', { value: '', text: t(lang, 'custom'), selected: true }),
+    ...o.presets.map((p) => h('option', { value: p.name, selected: p.name === o.preset,
+      text: `${p.name} — ${lang === 'zh' ? p.title_zh || p.title : p.title}` })));
+  select.addEventListener('change', () => { if (select.value) o.onPreset(select.value); });
+  const langButton = h('button', { type: 'button', class: 'lang', dataset: { key: 'lang' },
+    text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { 'aria-label': t(lang, 'language') } });
+  langButton.addEventListener('click', () => o.onLang(lang === 'zh' ? 'en' : 'zh'));
+  const preset = o.presets.find((p) => p.name === o.preset);
+  return [h('div', { class: 'top-row' },
+    h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
+    h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
+    h('span', { class: 'spacer' }), langButton),
+  ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: preset.description })] : [])];
+}
+
+export interface MaskPanelOptions {
+  ctx: ControlContext;
+  invalid: ReadonlyMap<string, string>;
+  onToggle: (i: number, j: number) => void;
+  onLens: (path: number[], text: string) => void;
+  onPerQuery: (twoD: boolean) => void;
+}
+
+/** The mask's controls, the explicit mask's grid and valid_lens; nothing when no mask applies. */
+export function maskPanel(o: MaskPanelOptions): HTMLElement[] {
+  const s = o.ctx.scenario, lang = o.ctx.lang;
+  if (!PROP['mask.kind'].applies(s)) return [];
+  const out = [h('h3', { text: t(lang, 'mask') }), ...propControls('mask', o.ctx, ['mask.allowed', 'mask.valid_lens'])];
+  if (PROP['mask.allowed'].applies(s)) {
+    out.push(allowedEditor({ allowed: get(s, 'mask.allowed'), title: PROP['mask.allowed'].label[lang], onToggle: o.onToggle }));
+  }
+  if (PROP['mask.valid_lens'].applies(s)) {
+    out.push(lensEditor({ lens: get(s, 'mask.valid_lens'), title: PROP['mask.valid_lens'].label[lang],
+      L_K: dims(s).L_K, perQueryLabel: t(lang, 'perQuery'), invalid: o.invalid, onEdit: o.onLens, onTwoD: o.onPerQuery }));
+  }
+  out.push(errorSlot('mask'));
+  return out;
+}
+
+export interface SliceBarOptions {
+  B: number;
+  H: number;
+  b: number;
+  h: number;
+  lang: Lang;
+  onSelect: (b: number, h: number) => void;
+}
+
+/** The (b, h) selectors, when B or H is above 1. */
+export function sliceBar(o: SliceBarOptions): HTMLElement[] {
+  if (o.B <= 1 && o.H <= 1) return [];
+  const sel = (label: string, key: string, n: number, value: number, onChange: (v: number) => void) => {
+    const id = `slice-${key}`;
+    const select = h('select', { id, dataset: { key: `slice.${key}` } },
+      ...range(n).map((i) => h('option', { value: String(i), text: String(i), selected: i === value })));
+    select.addEventListener('change', () => onChange(Number(select.value)));
+    return h('span', { class: 'field inline' }, h('label', { attrs: { for: id }, text: label }), select);
+  };
+  const out = [h('span', { class: 'muted', text: t(o.lang, 'showing') + ':' })];
+  if (o.B > 1) out.push(sel(t(o.lang, 'batch'), 'b', o.B, o.b, (v) => o.onSelect(v, o.h)));
+  if (o.H > 1) out.push(sel(t(o.lang, 'head'), 'h', o.H, o.h, (v) => o.onSelect(o.b, v)));
+  return out;
+}
+
+export interface TensorsPanelOptions {
+  scenario: Scenario;
+  lang: Lang;
+  b: number;
+  h: number;
+  invalid: ReadonlyMap<string, string>;
+  onResize: (dim: DimName, n: number) => void;
+  onEdit: (name: string, path: number[], text: string) => void;
+}
+
+/** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
+export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
+  const { lang } = o;
+  const s = o.scenario;
+  const d = dims(s);
+  const dimBar = h('div', { class: 'dims', attrs: { role: 'group', 'aria-label': t(lang, 'sizes') } });
+  for (const name of dimNames(s)) {
+    const minus = h('button', { type: 'button', text: '−', disabled: d[name] <= 1, dataset: { key: `dim.${name}.minus` },
+      attrs: { 'aria-label': `${t(lang, 'decrease')} ${name}` } });
+    const plus = h('button', { type: 'button', text: '+', disabled: d[name] >= DIM_MAX[name], dataset: { key: `dim.${name}.plus` },
+      attrs: { 'aria-label': `${t(lang, 'increase')} ${name}` } });
+    minus.addEventListener('click', () => o.onResize(name, d[name] - 1));
+    plus.addEventListener('click', () => o.onResize(name, d[name] + 1));
+    dimBar.append(h('span', { class: 'dim', dataset: { dim: name } },
+      h('span', { class: 'dim-name', text: name }), minus, h('output', { text: String(d[name]) }), plus));
+  }
+  const editors = h('div', { class: 'editors' });
+  for (const name of traits(s).tensors) {
+    if (s[name] === undefined) continue;
+    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
+      name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
+      invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
+    }), errorSlot(name)));
+  }
+  return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
+    h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
+}
+
+export interface ProbControlsOptions {
+  ctx: ControlContext;
+  /** Whether the pitfall switches are open. */
+  open: boolean;
+  onOpen: (open: boolean) => void;
+  onResample: () => void;
+}
+
+/** ProbAttention's factor, seed and Resample, then the pitfall switches in a <details>. */
+export function probControls(o: ProbControlsOptions): HTMLElement[] {
+  const lang = o.ctx.lang;
+  const resample = h('button', { type: 'button', class: 'resample', dataset: { key: 'resample' },
+    text: t(lang, 'resample'), title: t(lang, 'resampleHelp'), attrs: { 'aria-describedby': 'resample-help' } });
+  resample.addEventListener('click', o.onResample);
+  const details = h('details', { class: 'pitfalls', dataset: { field: 'pitfall-switches' }, open: o.open },
+    h('summary', { text: t(lang, 'pitfallsSummary') }),
+    h('div', { class: 'pitfall-switches' }, ...propControls('prob', o.ctx, ['factor', 'sample_index', 'output_attention'])),
+    h('div', { class: 'prob-options' }, ...propControls('prob', o.ctx, ['factor', 'sample_index', ...PITFALL_KEYS])));
+  details.addEventListener('toggle', () => { if (details.isConnected) o.onOpen(details.open); });
+  return [h('h2', { text: t(lang, 'probTitle') }), h('p', { class: 'intro', text: t(lang, 'probIntro') }),
+    h('div', { class: 'row' }, propControl(PROP.factor, o.ctx), propControl(PROP.seed, o.ctx),
+      h('div', { class: 'field' }, resample, h('small', { class: 'help', id: 'resample-help', text: t(lang, 'resampleHelp') }))),
+    details, errorSlot('prob')];
+}
+
+/** The whole scenario as editable JSON. */
+export function jsonPanel(lang: Lang, onInput: (text: string) => void): HTMLElement[] {
+  const area = h('textarea', { spellcheck: false, rows: 14, dataset: { key: 'json' },
+    attrs: { 'aria-label': t(lang, 'scenarioJson'), 'aria-describedby': 'json-help' } });
+  area.addEventListener('input', () => onInput(area.value));
+  return [h('summary', { text: t(lang, 'scenarioJson') }),
+    h('p', { class: 'help', id: 'json-help', text: t(lang, 'scenarioJsonHelp') }), area, errorSlot('json')];
+}
