@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);  // optional names: node bench/run.mjs prob_scaling
 const files = readdirSync(here)
-  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs')
   .filter((f) => only.length === 0 || only.includes(f.replace(/\.mjs$/, '')))
   .sort();
 
