@@ -1,22 +1,28 @@
 // The site: dist/index.html and dist/attention-playground.js (the element, for embedding): the
 // page loads exactly the module that embedders load. Built by `npx vite build` (scripts/build.sh).
-import { defineConfig, type Plugin } from 'vite';
+//
+// First load (issue 8): the WASM core is its own file (dist/assets/attnplay_core-*.wasm, imported
+// by web/src/compute.ts with `?url`), fetched and compiled while it streams; the views that only
+// some algorithms need are split into chunks loaded on demand. dist/attention-playground.html is
+// built by a second, unsplit build (below) with the WASM inlined as base64: one file, no network.
+import { build, defineConfig, type Plugin, type UserConfig } from 'vite';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
-// Development only: ATTNPLAY_CORE=/path/to/attnplay_core.mjs bundles another build of the core.
+// Development only: ATTNPLAY_CORE=/path/to/attnplay_core.mjs bundles another build of the core
+// (its attnplay_core.wasm beside it).
 const core = process.env.ATTNPLAY_CORE;
+const coreAlias = core
+  ? [{ find: /^.*\/build\/wasm\/attnplay_core\.mjs$/, replacement: core },
+    { find: /^.*\/build\/wasm\/attnplay_core\.wasm(\?url)?$/, replacement: core.replace(/\.mjs$/, '.wasm') + '$1' }]
+  : [];
 
-/**
- * dist/attention-playground.html: the same page with its module and styles inlined, one file
- * that works from file:// with no network (SPEC §1). The WASM is already embedded in the module.
- */
-function singleFile(): Plugin {
+function warnDynamicExecution(): Plugin {
   return {
-    name: 'attnplay-single-file',
+    name: 'attnplay-csp-check',
     apply: 'build',
-    enforce: 'post',
     transform(code, id) {
       if (id.endsWith('attnplay_core.mjs') && code.includes('new Function(')) {
         console.warn(`vite: warning: ${id} calls new Function (Embind linked without -sDYNAMIC_EXECUTION=0): ` +
@@ -24,6 +30,35 @@ function singleFile(): Plugin {
       }
       return null;
     },
+  };
+}
+
+/** The single-file build: `import url from '.../attnplay_core.wasm?url'` becomes a data: URL
+ * (compute.ts decodes it into wasmBinary; nothing is fetched). */
+function inlineWasm(): Plugin {
+  const PREFIX = '\0attnplay-inline-wasm:';
+  return {
+    name: 'attnplay-inline-wasm',
+    enforce: 'pre',
+    async resolveId(source, importer) {
+      if (!source.endsWith('.wasm?url')) return null;
+      const resolved = await this.resolve(source.slice(0, -'?url'.length), importer, { skipSelf: true });
+      return resolved ? PREFIX + resolved.id : null;
+    },
+    load(id) {
+      if (!id.startsWith(PREFIX)) return null;
+      const bytes = readFileSync(id.slice(PREFIX.length));
+      return `export default ${JSON.stringify('data:application/wasm;base64,' + bytes.toString('base64'))};`;
+    },
+  };
+}
+
+/** The single-file build's page: index.html with its module (every chunk inlined) and styles. */
+function singleFileHtml(onHtml: (text: string) => void): Plugin {
+  return {
+    name: 'attnplay-single-file',
+    apply: 'build',
+    enforce: 'post',
     generateBundle(_options, bundle) {
       const html = bundle['index.html'];
       const js = bundle['attention-playground.js'];
@@ -34,23 +69,64 @@ function singleFile(): Plugin {
         .filter((f) => f.type === 'asset' && f.fileName.endsWith('.css'))
         .map((f) => String((f as { source: string | Uint8Array }).source)).join('\n');
       // Inside an inline <script>, "</script" would end it and "<!--" changes how it is parsed.
-      const code = js.code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+      // Unsplit, Vite leaves its preload marker in the inlined dynamic imports: nothing to preload.
+      const code = js.code.replace(/__VITE_PRELOAD__/g, 'void 0')
+        .replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
       let text = String(html.source)
         .replace(/<script\b[^>]*\bsrc="[^"]*attention-playground\.js"[^>]*><\/script>\s*/, '')
-        .replace(/<link rel="stylesheet"[^>]*>\s*/g, '');
+        .replace(/<link rel="(stylesheet|modulepreload)"[^>]*>\s*/g, '');
       text = text.replace('</head>', () => `<style>\n${css}\n</style>\n</head>`);
       text = text.replace('</body>', () => `<script type="module">\n${code}\n</script>\n</body>`);
-      this.emitFile({ type: 'asset', fileName: 'attention-playground.html', source: text });
+      onHtml(text);
+    },
+  };
+}
+
+const common = (): UserConfig => ({
+  root: here('./web'),
+  base: './',
+  publicDir: false,
+  resolve: { alias: coreAlias },
+  // The Performer sweep's Web Worker (web/src/sweep-worker.ts): an ES module file of its own in
+  // dist/assets, same-origin as the CSP of scripts/serve.mjs requires (no blob: or inline worker).
+  worker: {
+    format: 'es',
+    rolldownOptions: { output: { entryFileNames: 'assets/[name]-[hash].js', codeSplitting: false } },
+  },
+});
+
+/** After the main build: dist/attention-playground.html from a build without code splitting. */
+function singleFilePage(): Plugin {
+  return {
+    name: 'attnplay-single-file-page',
+    apply: 'build',
+    async closeBundle() {
+      let page = '';
+      await build({
+        ...common(),
+        configFile: false,
+        logLevel: 'error',
+        plugins: [inlineWasm(), singleFileHtml((text) => { page = text; })],
+        build: {
+          write: false,
+          target: 'es2022',
+          modulePreload: { polyfill: false },
+          chunkSizeWarningLimit: 4096,
+          rolldownOptions: {
+            input: { index: here('./web/index.html') },
+            output: { entryFileNames: 'attention-playground.js', codeSplitting: false },
+          },
+        },
+      });
+      if (!page) throw new Error('single-file page: not built');
+      writeFileSync(here('./dist/attention-playground.html'), page);
     },
   };
 }
 
 export default defineConfig({
-  plugins: [singleFile()],
-  root: here('./web'),
-  base: './',
-  publicDir: false,
-  resolve: core ? { alias: [{ find: /^.*\/build\/wasm\/attnplay_core\.mjs$/, replacement: core }] } : {},
+  ...common(),
+  plugins: [warnDynamicExecution(), singleFilePage()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,
@@ -58,12 +134,12 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 1024,
     rolldownOptions: {
-      // One entry and no code splitting: the page's script *is* the embeddable element module,
-      // dist/attention-playground.js, self-contained (the WASM is embedded in it).
+      // One entry, dist/attention-playground.js (the page's script *is* the embeddable element
+      // module); what only some algorithms need is split into dist/assets/*.js, loaded on demand.
       input: { index: here('./web/index.html') },
       output: {
         entryFileNames: 'attention-playground.js',
-        codeSplitting: false,
+        chunkFileNames: 'assets/[name]-[hash].js',
       },
     },
   },

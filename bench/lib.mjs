@@ -1,4 +1,7 @@
-// Shared by the benchmarks: deterministic inputs and the timing loop.
+// Shared by the benchmarks: deterministic inputs, the timing loop, the machine, markdown tables.
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+
 // Deterministic inputs (mulberry32 uniforms in [-1, 1)); the numbers do not matter for timing.
 export function uniforms(n, seed) {
   let a = seed >>> 0;
@@ -31,3 +34,26 @@ export function time(run, scenario, reps) {
   return { ms: Math.min(...ms), median_ms: median(ms), trace };
 }
 
+
+// The machine a result was measured on: cores (as nproc counts them), the CPU model from
+// /proc/cpuinfo, node's version, and the load average when the benchmark ran.
+export function machine() {
+  const os = globalThis.process ? process : null;
+  let cpu = 'unknown';
+  try {
+    const text = readFileSync('/proc/cpuinfo', 'utf8');
+    cpu = (text.match(/^model name\s*:\s*(.*)$/m) ?? [])[1] ?? cpu;
+  } catch { /* not Linux */ }
+  const nproc = availableParallelism();
+  const load = loadavg().map((x) => x.toFixed(2));
+  return {
+    nproc, cpu, node: os?.version, load_average: load,
+    summary: `${nproc} cores (nproc), ${cpu}, node ${os?.version}, load average ${load.join(' ')}`,
+  };
+}
+
+// A markdown table from a header row and rows of cells.
+export function markdownTable(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}

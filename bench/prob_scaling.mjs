@@ -1,4 +1,6 @@
-// ProbAttention against full attention through the WASM module, L = 256 .. 4096.
+// ProbAttention against full attention through the WASM module, L = 256 .. 16384, with the
+// log-log slopes of time over L (least squares on log ms against log L, over 512 .. 8192 as issue 8
+// states the goal, and over every L) and the WASM memory after the L = 16384 runs (trace "context").
 //
 //   node bench/prob_scaling.mjs          (or `npm run bench`, which builds first)
 //
@@ -12,17 +14,36 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load } from '../wasm/attnplay.mjs';
-import { uniforms, time } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { uniforms, time, machine } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const E = 64, D = 64, factor = 5;
-const lengths = [256, 512, 1024, 2048, 4096];
+const lengths = (process.env.BENCH_LENGTHS ?? '256,512,1024,2048,4096,8192,16384').split(',').map(Number);
 
-const { run } = await load();
+// ATTNPLAY_LOADER=path/to/attnplay.mjs: another build's module (default wasm/attnplay.mjs)
+const loader = process.env.ATTNPLAY_LOADER ? path.resolve(process.env.ATTNPLAY_LOADER) : path.join(here, '..', 'wasm', 'attnplay.mjs');
+const { load } = await import(pathToFileURL(loader).href);
+const { run, memoryBytes } = await load();
+const memoryBefore = memoryBytes();
+
+// `--memory L`: a fresh module runs full attention once at L (trace "context") and prints its
+// WASM memory in bytes (the main run asks a child process for this: a clean heap).
+if (process.argv[2] === '--memory') {
+  const L = Number(process.argv[3]);
+  const t = (d, seed) => ({ shape: [1, L, 1, d], data: uniforms(L * d, seed) });
+  run({ algorithm: 'full', trace: 'context', q: t(E, 1), k: t(E, 2), v: t(D, 3) }, { typed: true });
+  console.log(JSON.stringify({ L, at_load: memoryBefore, after: memoryBytes() }));
+  process.exit(0);
+}
 // the fixed cost of one call (JSON, copies across the wasm boundary): prob at L = 4
 const tiny = (d) => ({ shape: [1, 4, 1, d], data: uniforms(4 * d, 9) });
 const overhead_ms = time(run, { algorithm: 'prob', factor, q: tiny(E), k: tiny(E), v: tiny(D), trace: 'context' }, 21).ms;
+// warm-up: V8 compiles wasm with Liftoff first and tiers the hot functions up in the background
+{
+  const w = (d) => ({ shape: [1, 512, 1, d], data: uniforms(512 * d, 7) });
+  for (let r = 0; r < 8; r++) for (const algorithm of ['full', 'prob']) run({ algorithm, factor, q: w(E), k: w(E), v: w(D), trace: 'context' }, { typed: true });
+}
 const rows = [];
 for (const L of lengths) {
   const shape = (d) => [1, L, 1, d];
@@ -32,7 +53,7 @@ for (const L of lengths) {
     v: { shape: shape(D), data: uniforms(L * D, L + 3) },
     trace: 'context',
   };
-  const reps = L <= 1024 ? 7 : 3;
+  const reps = L <= 1024 ? 7 : L <= 4096 ? 3 : 1;
   const full = time(run, { algorithm: 'full', ...inputs }, reps);
   const prob = time(run, { algorithm: 'prob', factor, ...inputs }, Math.max(reps, 7));
   const cost = prob.trace.cost;
@@ -52,6 +73,22 @@ for (const L of lengths) {
   });
 }
 
+const memoryAfter = memoryBytes();  // the heap only grows: its size after the largest L
+const { spawnSync } = await import('node:child_process');
+const fresh = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--memory', String(lengths[lengths.length - 1])],
+  { encoding: 'utf8', env: process.env });
+const memoryFullOnly = fresh.status === 0 ? JSON.parse(fresh.stdout.trim().split('\n').pop()) : null;
+// slope of log(ms) over log(L), least squares
+const slope = (key, from, to) => {
+  const pts = rows.filter((r) => r.L >= from && r.L <= to).map((r) => [Math.log(r.L), Math.log(r[key])]);
+  const n = pts.length, mx = pts.reduce((a, p) => a + p[0], 0) / n, my = pts.reduce((a, p) => a + p[1], 0) / n;
+  return pts.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0) / pts.reduce((a, p) => a + (p[0] - mx) ** 2, 0);
+};
+const Lmin = lengths[0], Lmax = lengths[lengths.length - 1];
+const slopes = {
+  prob_512_8192: slope('prob_ms', 512, 8192), full_512_8192: slope('full_ms', 512, 8192),
+  prob_all: slope('prob_ms', Lmin, Lmax), full_all: slope('full_ms', Lmin, Lmax),
+};
 const base = rows[rows.length - 1];
 const pad = (s, n) => String(s).padStart(n);
 console.log(`prob vs full attention, WASM, B = H = 1, E = D = ${E}, factor ${factor}, trace "context" (best of n, ms)`);
@@ -67,6 +104,15 @@ for (const r of rows) {
 }
 console.log(`prob/(L ln L) and full/L^2: time per unit of the claimed growth, relative to L = ${base.L} (1 = scales as claimed)`);
 console.log(`fixed cost of one call (prob at L = 4): ${overhead_ms.toFixed(3)} ms, included in every row`);
+console.log(`log-log slope of time over L: prob ${slopes.prob_512_8192.toFixed(2)} (512..8192), ${slopes.prob_all.toFixed(2)} (${Lmin}..${Lmax}); ` +
+  `full ${slopes.full_512_8192.toFixed(2)} (512..8192), ${slopes.full_all.toFixed(2)} (${Lmin}..${Lmax})`);
+const at8192 = rows.find((r) => r.L === 8192);
+if (at8192) console.log(`full / prob at L = 8192: ${at8192.speedup.toFixed(1)}x`);
+console.log(`WASM memory: ${(memoryBefore / 2 ** 20).toFixed(1)} MiB at load, ${(memoryAfter / 2 ** 20).toFixed(1)} MiB after every run above; ` +
+  `a fresh module after one full attention at L = ${Lmax} (trace "context", float64 typed inputs): ` +
+  (memoryFullOnly ? `${(memoryFullOnly.after / 2 ** 20).toFixed(1)} MiB` : 'n/a'));
+const info = machine();
+console.log(info.summary);
 
 const out = path.join(here, 'results');
 mkdirSync(out, { recursive: true });
@@ -75,6 +121,11 @@ writeFileSync(path.join(out, 'prob_scaling.json'), JSON.stringify({
   engine: `node ${process.version}, wasm`,
   config: { B: 1, H: 1, E, D, factor, trace: 'context', statistic: 'best of n (min); median also recorded' },
   overhead_ms,
+  slopes,
+  speedup_at_8192: at8192?.speedup ?? null,
+  wasm_memory_bytes: { at_load: memoryBefore, after_every_run: memoryAfter, largest_L: Lmax,
+    fresh_module_full_context_at_largest_L: memoryFullOnly?.after ?? null },
+  machine: info,
   date: new Date().toISOString(),
   rows,
 }, null, 2) + '\n');

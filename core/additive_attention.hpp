@@ -18,7 +18,9 @@ AdditiveWeights seeded_additive_weights(std::uint64_t seed, std::size_t hidden, 
 
 // Additive attention, d2l AdditiveAttention (no bias, no scale, one head).
 //   q (B, L_Q, 1, E_q), k (B, L_K, 1, E_k), v (B, L_K, 1, D)  ->  context (B, L_Q, 1, D)
-// Trace: scores, allowed, weights (B, 1, L_Q, L_K) at TraceLevel::full; context always.
+// Trace at TraceLevel::full: features (B, L_Q, L_K, h) = tanh(W_q q + W_k k), then scores, allowed,
+// weights (B, 1, L_Q, L_K); context always. Projections or scores that are not finite throw
+// OverflowError on "q", "k" or "weights.w_v".
 Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                          const AdditiveWeights& weights, const Mask& mask, TraceLevel level);
 

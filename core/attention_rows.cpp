@@ -1,5 +1,6 @@
 // The shared row kernels' out-of-line parts (see attention_rows.hpp).
 #include "attention_rows.hpp"
+#include "portable_math.hpp"
 
 #include <limits>
 
@@ -20,16 +21,14 @@ void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b, std::
 
 void EmptyRowWarnings::add(std::size_t b, std::size_t h, std::size_t i) {
   if (first_.size() < 5)
-    first_.push_back("batch " + std::to_string(b) + ", head " + std::to_string(h) + ", query " +
-                     std::to_string(i) + " has no allowed key: its weights and context are 0");
+    first_.push_back("batch " + std::to_string(b) + ", head " + std::to_string(h) + ", query " + std::to_string(i) + what_);
   ++count_;
 }
 
 void EmptyRowWarnings::flush(std::vector<std::string>& warnings) const {
   warnings.insert(warnings.end(), first_.begin(), first_.end());
   if (count_ > first_.size())
-    warnings.push_back("... and " + std::to_string(count_ - first_.size()) +
-                       " more queries with no allowed key");
+    warnings.push_back("... and " + std::to_string(count_ - first_.size()) + " " + more_);
 }
 
 void softmax_row(const double* scores, std::size_t n, double* out) {
@@ -37,7 +36,7 @@ void softmax_row(const double* scores, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) max = std::max(max, scores[j]);
   double sum = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
-    out[j] = std::exp(scores[j] - max);
+    out[j] = portable_exp(scores[j] - max);  // the same bits natively and in wasm
     sum += out[j];
   }
   for (std::size_t j = 0; j < n; ++j) out[j] /= sum;

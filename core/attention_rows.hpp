@@ -72,13 +72,18 @@ inline void weighted_values(const double* weights, const Tensor& v, std::size_t 
   }
 }
 
-// Collects "no allowed key" rows and turns them into a bounded number of warnings.
+// Collects rows that come out empty ("no allowed key", or a zero denominator) and turns them into
+// a bounded number of warnings: "batch b, head h, query i<what>", then "... and N <more>".
 class EmptyRowWarnings {
  public:
+  explicit EmptyRowWarnings(std::string what = " has no allowed key: its weights and context are 0",
+                            std::string more = "more queries with no allowed key")
+      : what_(std::move(what)), more_(std::move(more)) {}
   void add(std::size_t b, std::size_t h, std::size_t i);
   void flush(std::vector<std::string>& warnings) const;
 
  private:
+  std::string what_, more_;
   std::vector<std::string> first_;
   std::size_t count_ = 0;
 };

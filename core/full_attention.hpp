@@ -1,5 +1,6 @@
 #pragma once
 
+#include "attention_kernel.hpp"
 #include "attention_rows.hpp"
 #include "mask.hpp"
 #include "trace.hpp"
@@ -9,13 +10,18 @@ namespace attnplay {
 // Scaled dot-product attention, FullAttention / d2l DotProductAttention.
 //   q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D)  ->  context (B, L_Q, H, D)
 // Trace: scores, allowed, weights (B, H, L_Q, L_K) at TraceLevel::full; context always.
+// The context comes from the fused kernel (attention_kernel.hpp) in the given dtype; the pictures
+// of trace "full" (scores, allowed, weights) from the row kernels, in float64.
 Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                      const Mask& mask, TraceLevel level);
+Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
+                     const Mask& mask, TraceLevel level, Dtype dtype);
 
 // For an approximate algorithm's trace (SPEC §3): at TraceLevel::full, `exact_context` = full
 // softmax attention on the same inputs and mask (the shared row kernels, sparse where the mask
 // is), and `max_abs_error` = max |trace[context_field] - exact_context|. Nothing at
-// TraceLevel::context, where the point is not to pay for exact attention.
+// TraceLevel::context, where the point is not to pay for exact attention. Where exact attention
+// overflows (scale q.k beyond 1.8e308) both are left out with a warning, not the whole run.
 void add_exact_context(Trace& trace, const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                        const Mask& mask, TraceLevel level, const std::string& context_field = "context");
 

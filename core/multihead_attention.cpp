@@ -20,39 +20,18 @@
 // (2, 6, 16) -> Linear -> (2, 6, 16) -> view(B, L, H, -1) -> (2, 6, 2, 8).
 //
 // Passes:
-//   1. the three input projections, written straight into the (B, L, H, d) layout;
+//   1. the three input projections (nn_linear.hpp's linear, checked finite), reshaped to (B, L, H, d);
 //   2. the inner attention on those (B, L, H, d) tensors;
-//   3. the output projection of the concatenated heads (head_context read as (B, L_Q, H * d_v_head)).
+//   3. head_context reshaped to (B, L_Q, H * d_v_head) (the heads concatenated), then W_o.
+// The head weights and contexts are the inner attention's; multihead slices no head by hand.
 #include "multihead_attention.hpp"
 
-#include <cmath>
+#include <xtensor/xstrided_view.hpp>
 
 #include "full_attention.hpp"
 #include "nn_linear.hpp"
 
 namespace attnplay {
-
-namespace {
-
-// (B, L, in) -> (B, L, H, out / H)
-Tensor project(const Tensor& x, const Tensor& W, const std::optional<Tensor>& bias, std::size_t H) {
-  const std::size_t B = x.shape()[0], L = x.shape()[1], in = x.shape()[2], out = W.shape()[0];
-  Tensor y = Tensor::from_shape({B, L, H, out / H});
-  linear_rows(x.data(), B * L, in, W, bias, y.data());
-  return y;
-}
-
-// A projection must be finite: "queries: queries W_q^T + b_q is not a finite number at ...".
-void check_projection(const Tensor& y, const char* input, const char* formula) {
-  const std::size_t L = y.shape()[1], width = y.shape()[2] * y.shape()[3];
-  for (std::size_t n = 0; n < y.size(); ++n)
-    if (!std::isfinite(y.data()[n]))
-      throw OverflowError(input, std::string(formula) + " is not a finite number at batch " +
-                                     std::to_string(n / width / L) + ", position " + std::to_string(n / width % L) +
-                                     ", column " + std::to_string(n % width) + " (|" + input + "| and the weights too large)");
-}
-
-}  // namespace
 
 MultiheadWeights seeded_multihead_weights(std::uint64_t seed, std::size_t d_q, std::size_t d_k,
                                           std::size_t d_v, std::size_t num_hiddens, bool bias) {
@@ -82,20 +61,20 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   const std::size_t H = options.num_heads;
   const std::size_t hq = weights.W_q.shape()[0], hv = weights.W_v.shape()[0], out = weights.W_o.shape()[0];
   if (H == 0 || hq % H != 0)
-    throw InputError("num_heads", "" + std::to_string(H) + " does not divide num_hiddens = " + std::to_string(hq) +
-                     " (the rows of W_q)");
+    throw InputError("num_heads", std::to_string(H) + " does not divide num_hiddens = " + std::to_string(hq) + " (the rows of W_q)");
   if (hv % H != 0)
-    throw InputError("num_heads", "" + std::to_string(H) + " does not divide the " + std::to_string(hv) +
-                     " rows of W_v");
+    throw InputError("num_heads", std::to_string(H) + " does not divide the " + std::to_string(hv) + " rows of W_v");
 
-  // 1. projections, split into heads: head h = columns h*d_head ..
-  Tensor q = project(queries, weights.W_q, weights.b_q, H);
-  Tensor k = project(keys, weights.W_k, weights.b_k, H);
-  Tensor v = project(values, weights.W_v, weights.b_v, H);
-  check_projection(q, "queries", "queries W_q^T + b_q");
-  check_projection(k, "keys", "keys W_k^T + b_k");
-  check_projection(v, "values", "values W_v^T + b_v");
+  // 1. queries = transpose_qkv(self.W_q(queries), self.num_heads), likewise keys and values:
+  // nn.Linear, then X.reshape(X.shape[0], X.shape[1], num_heads, -1) (TSLib: view(B, L, H, -1));
+  // d2l's permute to (B * H, L, d) is left out, the inner attention takes the (B, L, H, d) layout
   const std::size_t d_head = hq / H;
+  Tensor q = linear(queries, weights.W_q, weights.b_q, "queries", "queries W_q^T + b_q");
+  Tensor k = linear(keys, weights.W_k, weights.b_k, "keys", "keys W_k^T + b_k");
+  Tensor v = linear(values, weights.W_v, weights.b_v, "values", "values W_v^T + b_v");
+  q.reshape({B, L_Q, H, d_head});
+  k.reshape({B, L_K, H, d_head});
+  v.reshape({B, L_K, H, hv / H});
 
   // 2. inner attention per head
   const double scale = options.scale.value_or(default_scale(d_head));
@@ -117,9 +96,11 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   for (auto& field : inner.fields)
     if (field.first == "context") head_context = std::move(std::get<Tensor>(field.second));
 
-  // 3. output projection of the heads concatenated in order: (B, L_Q, H * d_v_head) W_o^T + b_o
+  // 3. output_concat = transpose_output(output, self.num_heads): X.reshape(X.shape[0], X.shape[1], -1),
+  // the heads concatenated in order;  self.W_o(output_concat), checked by the reader
+  const Tensor concat = xt::reshape_view(head_context, {B, L_Q, hv});
   Tensor output = Tensor::from_shape({B, L_Q, out});
-  linear_rows(head_context.data(), B * L_Q, hv, weights.W_o, weights.b_o, output.data());
+  linear_rows(concat.data(), B * L_Q, hv, weights.W_o, weights.b_o, output.data());
 
   Trace trace;
   trace.algorithm = "multihead";

@@ -34,7 +34,8 @@ struct MultiheadOptions {
 
 // d2l MultiHeadAttention / TSLib AttentionLayer, heads concatenated in order.
 //   queries (B, L_Q, d_q), keys (B, L_K, d_k), values (B, L_K, d_v)  ->  output (B, L_Q, out)
-// Throws InputError naming num_heads when it does not divide the projections' rows.
+// Throws InputError naming num_heads when it does not divide the projections' rows, and
+// OverflowError naming queries, keys or values when a projection is not finite.
 // Trace at TraceLevel::full: W_q, W_k, W_v, W_o (b_*), q, k, v (B, L, H, d_head), the inner
 // attention's intermediates, head_weights (B, H, L_Q, L_K), head_context (B, L_Q, H, d_v_head),
 // output; at TraceLevel::context: output (and head_weights for inner prob with output_attention).

@@ -20,7 +20,9 @@
 // Prediction: keys = x_train.repeat((n_test, 1)) (broadcast), values y_train. Training: keys =
 // X_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1)), each training
 // point against all the others. Queries go in blocks of about kBlockPairs (query, key) pairs,
-// so that the largest runs (2^28 kernel evaluations at trace "context") need little memory.
+// so that the largest runs (2^26 kernel evaluations at trace "context") need little memory.
+// (xtensor's broadcasting costs about 3x a fused loop in prediction and 10x in training at
+// n_train in the thousands; at d2l's sizes, 50 x 50, a run is well under a millisecond.)
 //
 // Training (d2l's NWKernelRegression): each training point x_i is a query whose keys and values
 // are all the other training points (leave-one-out), and
@@ -92,8 +94,9 @@ RegressionDataset regression_dataset(std::size_t n_train, std::uint64_t seed) {
 
 namespace {
 
-// (query, key) pairs per block of queries: the temporaries of nw_forward stay a few MB.
-constexpr std::size_t kBlockPairs = std::size_t{1} << 16;
+// (query, key) pairs per block of queries: each temporary of nw_forward is 64 KB (fewer, larger
+// blocks were no faster and fault in fresh pages from the OS).
+constexpr std::size_t kBlockPairs = std::size_t{1} << 13;
 
 std::size_t block_rows(std::size_t keys) { return std::max<std::size_t>(1, kBlockPairs / std::max<std::size_t>(1, keys)); }
 
@@ -109,9 +112,9 @@ struct Forward {
 Forward nw_forward(const Tensor& queries, const Tensor& keys, const Tensor& values,
                    RegressionKernel kernel, double w, bool derivative) {
   // queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]));  queries - keys
-  const Tensor d = xt::view(queries, xt::all(), xt::newaxis()) - keys;
+  const auto d = xt::view(queries, xt::all(), xt::newaxis()) - keys;  // (rows, m), lazy
   // (queries - keys) * self.w
-  const Tensor u = d * w;
+  const auto u = d * w;
   Tensor K, dK;  // the kernel of every pair and, with `derivative`, dK/dw
   switch (kernel) {
     case RegressionKernel::gaussian: {
@@ -165,8 +168,9 @@ LeaveOneOutLoss leave_one_out_loss(const Tensor& x_train, const Tensor& y_train,
     return xt::where(xt::arange<std::size_t>(m) < i, xt::view(x, xt::range(0, m)), xt::view(x, xt::range(1, m + 1)));
   };
   LeaveOneOutLoss out;
-  for (std::size_t i0 = 0; i0 < n; i0 += block_rows(m)) {
-    const std::size_t i1 = std::min(n, i0 + block_rows(m));
+  const std::size_t rows = block_rows(m);
+  for (std::size_t i0 = 0; i0 < n; i0 += rows) {
+    const std::size_t i1 = std::min(n, i0 + rows);
     const Tensor queries = xt::view(x_train, xt::range(i0, i1));
     const Forward f = nw_forward(queries, others(x_train, i0, i1), others(y_train, i0, i1), kernel, w, true);
     out.empty_rows += static_cast<std::size_t>(std::count(f.reached.begin(), f.reached.end(), false));
@@ -192,15 +196,23 @@ Trace nadaraya_watson(const Tensor& x_train, const Tensor& y_train, const Tensor
     Tensor loss = Tensor::from_shape({epochs});
     Tensor w_history = Tensor::from_shape({epochs + 1});
     w_history(0) = w;
-    std::size_t empty_rows = 0;
+    std::size_t empty_rows = 0, run = epochs;
     for (std::size_t e = 0; e < epochs; ++e) {
       const LeaveOneOutLoss step = leave_one_out_loss(x_train, y_train, kernel, w);
       loss(e) = step.loss;
       empty_rows += step.empty_rows;
       w -= training->lr * step.gradient;  // may diverge to inf or NaN: the reader checks w_history
       w_history(e + 1) = w;
+      if (training->progress && !training->progress(e, step.loss) && e + 1 < epochs) {  // stopped: keep e + 1 epochs
+        Tensor kept_loss = xt::view(loss, xt::range(0, e + 1));
+        Tensor kept_history = xt::view(w_history, xt::range(0, e + 2));
+        loss = std::move(kept_loss);
+        w_history = std::move(kept_history);
+        run = e + 1;
+        break;
+      }
     }
-    evaluations += epochs * n_train * (n_train - 1);
+    evaluations += run * n_train * (n_train - 1);
     if (kernel == RegressionKernel::boxcar || kernel == RegressionKernel::constant)
       trace.warnings.push_back(std::string("kernel \"") + regression_kernel_name(kernel) +
                                "\" does not change smoothly with w: its gradient is 0 and training leaves w unchanged");
@@ -220,8 +232,9 @@ Trace nadaraya_watson(const Tensor& x_train, const Tensor& y_train, const Tensor
   if (full) weights = Tensor::from_shape({n_query, n_train});
   Tensor y_hat = Tensor::from_shape({n_query});
   std::size_t empty = 0;
-  for (std::size_t q0 = 0; q0 < n_query; q0 += block_rows(n_train)) {
-    const std::size_t q1 = std::min(n_query, q0 + block_rows(n_train));
+  const std::size_t rows = block_rows(n_train);
+  for (std::size_t q0 = 0; q0 < n_query; q0 += rows) {
+    const std::size_t q1 = std::min(n_query, q0 + rows);
     const Tensor queries = xt::view(x_query, xt::range(q0, q1));
     const Forward f = nw_forward(queries, x_train, y_train, kernel, w, false);
     xt::view(y_hat, xt::range(q0, q1)) = f.y_hat;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "trace.hpp"
 
@@ -36,6 +37,8 @@ LeaveOneOutLoss leave_one_out_loss(const Tensor& x_train, const Tensor& y_train,
 struct RegressionTraining {
   std::size_t epochs = 5;
   double lr = 0.5;
+  // Called after each epoch with (epoch from 0, its loss); returning false stops training there.
+  std::function<bool(std::size_t, double)> progress;
 };
 
 // Nadaraya-Watson kernel regression (attention pooling with a scalar query and keys).

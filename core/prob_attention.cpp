@@ -111,16 +111,16 @@ std::size_t first_not_finite(const Tensor& t) {
 
 // Step 4 for each row of products (rows, n):
 //   `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
-// (also sparsity_exact, with the products against every key). Throws OverflowError on "q" for
-// an M that is not finite (the sum of large products overflows).
-Tensor sparsity_of(const Tensor& products, double divisor, std::size_t b, std::size_t h) {
+// (also sparsity_exact, with the products against every key: `which` names them). Throws
+// OverflowError on "q" for an M that is not finite (the sum of large products overflows).
+Tensor sparsity_of(const Tensor& products, double divisor, std::size_t b, std::size_t h, const char* which) {
   const Tensor max = xt::amax(products, {1});
   const Tensor total = xt::sum(products, {1});  // stored before dividing (TOOLCHAIN.md, xtensor 0.24.3)
   Tensor M = max - total / divisor;
   if (const std::size_t i = first_not_finite(M); i < M.size())
     throw OverflowError("q", "the sparsity M = max - sum / " + std::to_string(static_cast<std::size_t>(divisor)) +
                                  " of query " + std::to_string(i) + " (batch " + std::to_string(b) + ", head " +
-                                 std::to_string(h) + ") is not a finite number (the sampled q.k are too large)");
+                                 std::to_string(h) + ") is not a finite number (the " + which + " q.k are too large)");
   return M;
 }
 
@@ -177,7 +177,7 @@ ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep
         }
       if (keep_samples) xt::view(r.q_k_sample, b, h, xt::all(), xt::all()) = products;
       // 4. `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
-      const Tensor M = sparsity_of(products, divisor, b, h);
+      const Tensor M = sparsity_of(products, divisor, b, h, "sampled");
       xt::view(r.sparsity, b, h, xt::all()) = M;
       // 5. `M_top = M.topk(n_top, sorted=False)[1]` (or the given index, for every b and h)
       xt::view(r.top_index, b, h, xt::all()) = o.top_index ? *o.top_index : top_queries(M, u);
@@ -271,12 +271,12 @@ UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v,
         if (!updated_rows(b, h, i)) continue;
         ++r.rows_computed;
         // 6. `Q_K = torch.matmul(Q_reduce, K.transpose(-2, -1))`; `scores_top = scores_top * scale`
-        score_row(q, k, b, i, h, scale, scores_i.data());
         //    `scores.masked_fill_(attn_mask.mask, -np.inf)` (ProbMask), and
         // 8. `attn = torch.softmax(scores, dim=-1)`
-        if (!masked_softmax_row(scores_i.data(), mask, b, i, L_K, weight_row.data())) r.empty_rows.add(b, h, i);
         //    `context_in[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = torch.matmul(attn, V)`
-        weighted_values(weight_row.data(), v, b, h, row_ptr(context, b, i, h));
+        //    (the fused kernel's row: attention_kernel.hpp)
+        if (!attend_row(q, k, v, scale, mask, b, i, h, scores_i.data(), weight_row.data(), row_ptr(context, b, i, h)))
+          r.empty_rows.add(b, h, i);
         // 9. `attns[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = attn`
         if (output_attention) std::copy(weight_row.begin(), weight_row.end(), &r.attn(b, h, i, 0));
         if (keep_top && slot[i] < u) {
@@ -312,7 +312,7 @@ std::optional<ExactComparison> exact_comparison(const Tensor& q, const Tensor& k
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < L_Q; ++i) {
           score_row(q, k, b, i, h, 1.0, products.data());  // unscaled, as q_k_sample
-          r.sparsity_exact(b, h, i) = sparsity_of(products, static_cast<double>(L_K), b, h)(0);
+          r.sparsity_exact(b, h, i) = sparsity_of(products, static_cast<double>(L_K), b, h, "exact")(0);
         }
     r.exact_context = full_attention(q, k, v, scale, mask, TraceLevel::context).tensor("context");
     const Tensor error = xt::abs(context - r.exact_context);
@@ -322,6 +322,27 @@ std::optional<ExactComparison> exact_comparison(const Tensor& q, const Tensor& k
     warnings.push_back(std::string("sparsity_exact, exact_context and max_abs_error are left out: ") + e.what());
     return std::nullopt;
   }
+}
+
+// Where this trace and the reference part: sizes the reference cannot run, the .squeeze() union.
+void reference_warnings(const ProbQK& top, std::size_t L_K, const BoolTensor& updated_rows, bool squeeze,
+                        std::vector<std::string>& warnings) {
+  const std::size_t B = updated_rows.shape()[0], L_Q = updated_rows.shape()[2];
+  if (L_K == 1)
+    warnings.push_back("L_K = 1: the reference raises here (ln 1 = 0 samples no key); U_part = 1 is used");
+  if (L_Q == 1)
+    warnings.push_back("L_Q = 1: the reference updates no query here (ln 1 = 0 gives u = 0); u = 1 is used");
+  if (top.U_part == 1 && L_K > 1)
+    warnings.push_back("U_part = 1: the reference's .squeeze() also drops the sample axis here and ranks "
+                       "something else; this trace ranks the queries by M as intended");
+  if (!squeeze) return;
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < L_Q; ++i)
+    if (updated_rows(0, 0, i)) rows.push_back(i);
+  if (rows.size() > top.u)
+    warnings.push_back("H = 1 with B = " + std::to_string(B) + ": as in the reference's .squeeze(), every "
+                       "batch item updates the top rows of all batch items (rows " + row_list(rows) +
+                       ", not only its own " + std::to_string(top.u) + "); \"squeeze_bug\": false turns this off");
 }
 
 }  // namespace
@@ -403,24 +424,8 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   trace.cost.dense_dot_products = BH * L_Q * L_K;
   trace.cost.flops = 2 * (sampled_products * E + updated.rows_computed * L_K * (E + D));
 
-  std::vector<std::string>& warnings = trace.warnings;  // after the comparison's, if any
-  if (L_K == 1)
-    warnings.push_back("L_K = 1: the reference raises here (ln 1 = 0 samples no key); U_part = 1 is used");
-  if (L_Q == 1)
-    warnings.push_back("L_Q = 1: the reference updates no query here (ln 1 = 0 gives u = 0); u = 1 is used");
-  if (top.U_part == 1 && L_K > 1)
-    warnings.push_back("U_part = 1: the reference's .squeeze() also drops the sample axis here and ranks "
-                       "something else; this trace ranks the queries by M as intended");
-  if (squeeze) {
-    std::vector<std::size_t> rows;
-    for (std::size_t i = 0; i < L_Q; ++i)
-      if (updated_rows(0, 0, i)) rows.push_back(i);
-    if (rows.size() > top.u)
-      warnings.push_back("H = 1 with B = " + std::to_string(B) + ": as in the reference's .squeeze(), every "
-                         "batch item updates the top rows of all batch items (rows " + row_list(rows) +
-                         ", not only its own " + std::to_string(top.u) + "); \"squeeze_bug\": false turns this off");
-  }
-  updated.empty_rows.flush(warnings);
+  reference_warnings(top, L_K, updated_rows, squeeze, trace.warnings);  // after the comparison's, if any
+  updated.empty_rows.flush(trace.warnings);
   return trace;
 }
 

@@ -1,10 +1,13 @@
 // The one random generator of the product: SplitMix64, with the derivations documented in
 // docs/semantics.md. Native and WASM draw the same integers; doubles agree to the last bit
-// for uniforms and to libm's accuracy (1 ulp) for normals.
+// for uniforms and for normals too (portable_math.hpp's log and cos, not libm's, whose last bits
+// differ between glibc and Emscripten: training amplifies such differences).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+
+#include "portable_math.hpp"
 
 namespace attnplay {
 
@@ -40,7 +43,7 @@ class Rng {
   // Standard normal by Box-Muller (the cosine branch only, two uniforms per draw).
   double normal() {
     const double u1 = uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+    return std::sqrt(-2.0 * portable_log(1.0 - u1)) * portable_cos_2pi(u2);
   }
 
  private:

@@ -4,6 +4,8 @@
 //   const { run, presets } = await load();
 //   run(scenario)                 // trace with nested arrays, as the native CLI prints it
 //   run(scenario, {typed: true})  // float tensors as {shape, data: Float64Array}
+//   run(scenario, {onProgress(fraction, what, detail) { return true; }})  // training's progress;
+//                                 // returning false stops it: an Error with cancelled: true
 //
 //   node wasm/attnplay.mjs run FILE|-  |  run --preset NAME  |  presets [--json]  |  algorithms [--json]
 //
@@ -54,10 +56,23 @@ function makeRun(core) {
       throw inputError('', `scenario: cannot be written as JSON (${e.message.replace(/\s+/g, " ")})`);
     }
     if (text === undefined) throw inputError('', `scenario: expected an object, got ${typeof scenario}`);
-    const reply = JSON.parse(core.run(text, buffers));
+    let callbackError = null;
+    const onProgress = options.onProgress;
+    // no JS exception may unwind through wasm: the callback's is caught, stops the run, rethrown
+    const progress = (fraction, what, detail) => {
+      try {
+        return onProgress(fraction, what, JSON.parse(detail)) !== false;
+      } catch (e) {
+        callbackError = e;
+        return false;
+      }
+    };
+    const reply = JSON.parse(typeof onProgress === 'function' && core.runWithProgress
+      ? core.runWithProgress(text, buffers, progress) : core.run(text, buffers));
     if (reply.error !== undefined) {
       core.releaseOutputs();
-      throw inputError(reply.field, reply.error);
+      if (callbackError) throw callbackError;
+      throw Object.assign(inputError(reply.field, reply.error), reply.cancelled ? { cancelled: true } : {});
     }
     const trace = reply.trace;
     try {
@@ -78,16 +93,33 @@ const isNode = typeof process === 'object' && typeof process.versions === 'objec
   typeof process.versions.node === 'string';
 
 // Emscripten 3.1.6's ES6 output still reads `__dirname` and `require` in node (fixed upstream
-// later); give it both, only in node. The wasm itself is embedded (SINGLE_FILE), no file is read.
-async function nodeShims() {
+// later); give it both, only in node. Its loader cannot fetch the .wasm under Node 20 ("Failed to
+// parse URL"), so node reads build/wasm/attnplay_core.wasm itself and hands it over as wasmBinary
+// (a build linked with -sSINGLE_FILE=1 has no .wasm beside it: its embedded copy is used).
+async function nodeOptions() {
   const { createRequire } = await import('node:module');
   const { fileURLToPath } = await import('node:url');
+  const fs = await import('node:fs');
   globalThis.require ??= createRequire(import.meta.url);
   globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
+  const file = fileURLToPath(new URL('../build/wasm/attnplay_core.wasm', import.meta.url));
+  return fs.existsSync(file) ? { wasmBinary: fs.readFileSync(file) } : {};
 }
 
-export async function load() {
-  if (!corePromise) corePromise = (isNode ? nodeShims() : Promise.resolve()).then(() => createAttnplayCore());
+/**
+ * Loads the core once. In a browser the .wasm is fetched and compiled while it streams
+ * (WebAssembly.instantiateStreaming); `options.wasmUrl` says where it is (a bundler's asset URL),
+ * else it is looked for beside attnplay_core.mjs; `options.wasmBinary` (bytes) skips the fetch.
+ */
+export async function load(options = {}) {
+  if (!corePromise) {
+    corePromise = (isNode ? nodeOptions() : Promise.resolve({})).then((base) => {
+      const args = { ...base };
+      if (options.wasmBinary) args.wasmBinary = options.wasmBinary;
+      else if (options.wasmUrl) args.locateFile = (file, dir) => (file.endsWith('.wasm') ? options.wasmUrl : dir + file);
+      return createAttnplayCore(args);
+    });
+  }
   const core = await corePromise;
   return {
     run: makeRun(core),

@@ -22,7 +22,7 @@ std::string error_json(const std::string& message, const std::string& field) {
   return attnplay::json{{"error", message}, {"field", field}}.dump();
 }
 
-std::string run(const std::string& scenario_text, const val& buffers) {
+std::string run_impl(const std::string& scenario_text, const val& buffers, const attnplay::ProgressFn& progress) {
   try {
     attnplay::Buffers inputs;
     const auto n = buffers["length"].as<unsigned>();
@@ -30,7 +30,10 @@ std::string run(const std::string& scenario_text, const val& buffers) {
       inputs.push_back(emscripten::convertJSArrayToNumberVector<double>(buffers[i]));
     attnplay::Buffers().swap(g_outputs);
     const auto scenario = attnplay::parse_scenario_text(scenario_text);
-    return attnplay::json{{"trace", attnplay::run_scenario(scenario, &inputs, &g_outputs)}}.dump();
+    return attnplay::json{{"trace", attnplay::run_scenario(scenario, &inputs, &g_outputs, progress)}}.dump();
+  } catch (const attnplay::Cancelled& e) {
+    attnplay::Buffers().swap(g_outputs);
+    return attnplay::json{{"error", e.what()}, {"field", e.field}, {"cancelled", true}}.dump();
   } catch (const attnplay::InputError& e) {
     return error_json(e.what(), e.field);
   } catch (const std::bad_alloc&) {
@@ -39,6 +42,18 @@ std::string run(const std::string& scenario_text, const val& buffers) {
   } catch (const std::exception& e) {
     return error_json(std::string("internal error: ") + e.what(), "");
   }
+}
+
+std::string run(const std::string& scenario_text, const val& buffers) { return run_impl(scenario_text, buffers, {}); }
+
+// run() with progress: `callback(fraction, what, detailJson)` after each training epoch (SPEC §1:
+// long work reports progress). The callback must not throw (attnplay.mjs wraps it) and returns
+// true to go on, false to stop (the reply is then an error with "cancelled": true).
+std::string run_with_progress(const std::string& scenario_text, const val& buffers, const val& callback) {
+  const attnplay::ProgressFn progress = [&callback](double fraction, const std::string& what, const attnplay::json& detail) {
+    return callback(fraction, what, detail.dump()).as<bool>();
+  };
+  return run_impl(scenario_text, buffers, progress);
 }
 
 val output_buffer(unsigned i) {
@@ -57,6 +72,7 @@ std::string algorithms_json() { return attnplay::algorithms_json().dump(); }
 
 EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("run", &run);
+  emscripten::function("runWithProgress", &run_with_progress);
   emscripten::function("outputBuffer", &output_buffer);
   emscripten::function("releaseOutputs", &release_outputs);
   emscripten::function("presets", &presets_json);

@@ -8,6 +8,10 @@ const std::vector<AlgorithmEntry>& algorithms() {
       {"full", "Scaled dot-product attention", "缩放点积注意力",
        "softmax(scale * Q K^T + mask) V per batch and head (TSLib FullAttention, d2l DotProductAttention)",
        run_full, full_presets},
+      {"flash", "FlashAttention (online softmax, tiles)", "FlashAttention(在线 softmax,分块)",
+       "exact softmax(scale * Q K^T + mask) V computed key block by key block with a running max and a running sum "
+       "that rescale the partial context (FlashAttention): no L x L matrix, the same context as full",
+       run_flash, flash_presets},
       {"additive", "Additive attention", "加性注意力",
        "w_v^T tanh(W_q q + W_k k), masked softmax, weighted V (d2l AdditiveAttention)", run_additive,
        additive_presets},
@@ -25,6 +29,30 @@ const std::vector<AlgorithmEntry>& algorithms() {
        "project, split into heads, attend (full or prob) per head, concatenate, W_o (d2l MultiHeadAttention, "
        "TSLib AttentionLayer)",
        run_multihead, multihead_presets},
+      {"bahdanau", "Bahdanau attention (seq2seq)", "Bahdanau 注意力(序列到序列)",
+       "GRU encoder-decoder whose decoder attends over the encoder's outputs with additive attention at every step, "
+       "trainable on a synthetic task (d2l Seq2SeqEncoder + Seq2SeqAttentionDecoder, train_seq2seq)",
+       run_bahdanau, bahdanau_presets},
+      {"linear", "Linear (kernel) attention", "线性(核函数)注意力",
+       "sum_j sim(q_i, k_j) v_j / sum_j sim(q_i, k_j) with sim = phi(q).phi(k) (elu1, relu, cosine1) or the note's "
+       "softmax_E(Q) softmax_L(K)^T V, in O(L E D) (Su Jianlin's note)",
+       run_linear, linear_presets},
+      {"performer", "Performer (FAVOR+)", "Performer(FAVOR+ 随机特征)",
+       "linear attention with positive random features phi(x) = exp(W x~ - |x~|^2/2) / sqrt(m) estimating "
+       "exp(q.k / sqrt(E)); orthogonal or iid rows, chi, sqrt_d or quantile lengths (Performer, Su Jianlin's note)",
+       run_performer, performer_presets},
+      {"linformer", "Linformer (low-rank projection)", "Linformer(低秩投影)",
+       "softmax(scale * Q (E_proj K)^T) (F_proj V): keys and values projected from L_K rows to k (Linformer, "
+       "Su Jianlin's note)",
+       run_linformer, linformer_presets},
+      {"lsh", "LSH attention (Reformer)", "LSH 注意力(Reformer)",
+       "shared-QK attention within the buckets argmax([qR, -qR]) of each hash round, rounds combined by softmax of "
+       "their logsumexp (Reformer)",
+       run_lsh, lsh_presets},
+      {"pooling", "Pooling attention (pooled keys and values)", "池化注意力(对键和值下采样)",
+       "keys and values avg- or max-pooled along L (torch avg_pool1d / max_pool1d, no padding), then full "
+       "attention (Su Jianlin's note, 下采样技术)",
+       run_pooling, pooling_presets},
   };
   return table;
 }

@@ -53,6 +53,9 @@ Trace run_additive(ScenarioContext& ctx) {
   check_size(std::uint64_t{B} * L_Q * h, seeded ? "hidden" : "weights.W_q", "the projected queries (B, L_Q, h)");
   check_size(std::uint64_t{B} * L_K * h, seeded ? "hidden" : "weights.W_k", "the projected keys (B, L_K, h)");
   check_pair_tensors(ctx, std::uint64_t{B} * L_Q * L_K, "k");
+  if (ctx.level == TraceLevel::full)  // B L_Q L_K fits (above): h is what makes the features large
+    check_size(std::uint64_t{B} * L_Q * L_K * h, seeded ? "hidden" : "weights.W_q",
+               "the features tanh(W_q q + W_k k) (B, L_Q, L_K, h)", "; use \"trace\": \"context\"");
   check_size(std::uint64_t{B} * L_Q * v.shape()[3], "v", "the context (B, L_Q, 1, D)");
   const Mask mask = read_mask(ctx, qs[0], qs[1], k.shape()[1]);
   Trace trace = additive_attention(q, k, v, weights, mask, ctx.level);

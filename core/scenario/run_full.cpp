@@ -9,7 +9,8 @@ Trace run_full(ScenarioContext& ctx) {
   check_pair_tensors(ctx, std::uint64_t{d.B} * d.H * d.L_Q * d.L_K, "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K);
-  return full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level);
+  ctx.dtype_honoured = true;  // the context in float32 when asked (the pictures stay float64)
+  return full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #include <algorithm>
-#include <cmath>
 
 #include "../multihead_attention.hpp"
+#include "../nn_linear.hpp"
 #include "adapters.hpp"
 
 namespace attnplay {
@@ -80,7 +80,7 @@ Trace run_multihead(ScenarioContext& ctx) {
     if (nh % options.num_heads != 0) throw InputError("num_heads", divides_message(heads, nh, "num_hiddens"));
     const std::size_t widest = std::max({d_q, d_k, d_v, nh, B * L_Q, B * L_K});
     if (nh > kMaxTensorElements / widest)
-      throw InputError("num_hiddens", "" + std::to_string(nh) + " gives tensors of more than " +
+      throw InputError("num_hiddens", std::to_string(nh) + " gives tensors of more than " +
                        std::to_string(kMaxTensorElements) + " numbers");
     // d2l's MultiHeadAttention has bias=False; TSLib's AttentionLayer (around ProbAttention) nn.Linear's True
     const bool bias = f.boolean("bias", options.inner == InnerAttention::prob);
@@ -104,15 +104,9 @@ Trace run_multihead(ScenarioContext& ctx) {
   }
   Trace trace = multihead_attention(queries, keys, values, weights, options, ctx.level);
   // head contexts are averages of the projected values; W_o (or, seeded, values near 1e308) can overflow
-  const Tensor& output = trace.tensor("output");
-  for (std::size_t n = 0; n < output.size(); ++n)
-    if (!std::isfinite(output.data()[n])) {
-      const std::size_t out = output.shape()[2];
-      throw InputError(f.has("weights") ? "weights.W_o" : "values",
-                       "the output (head contexts W_o^T + b_o) is not a finite number at batch " +
-                       std::to_string(n / out / L_Q) + ", position " + std::to_string(n / out % L_Q) + ", column " +
-                       std::to_string(n % out));
-    }
+  if (const auto at = not_finite_at(trace.tensor("output")))
+    throw InputError(f.has("weights") ? "weights.W_o" : "values",
+                     "the output (head contexts W_o^T + b_o) is not a finite number at " + *at);
   return trace;
 }
 

@@ -143,6 +143,17 @@ json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_bu
   for (const auto& field : trace.fields) {
     const std::string& name = field.first;
     const FieldValue& value = field.second;
+    // "group/key" (bahdanau's gradients/<parameter>): out[group][key], inline nested arrays,
+    // not in shapes (docs/semantics.md, "Trace layout")
+    if (const auto slash = name.find('/'); slash != std::string::npos) {
+      json& slot = out[name.substr(0, slash)][name.substr(slash + 1)];
+      std::visit([&](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) slot = v;
+        else slot = tensor_json(v);
+      }, value);
+      continue;
+    }
     std::visit(
         [&](const auto& v) {
           using V = std::decay_t<decltype(v)>;
@@ -187,9 +198,15 @@ json parse_scenario_text(const std::string& text) {
   }
 }
 
-json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_buffers) {
+void ScenarioContext::report(double fraction, const std::string& what, const json& detail) const {
+  if (progress && !progress(fraction, what, detail))
+    throw Cancelled("", "cancelled by the progress callback at " + what + " (no trace: a partial run is not the scenario's)");
+}
+
+json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_buffers, const ProgressFn& progress) {
   Fields fields(scenario, "", in_buffers);
-  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}};
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}};
+  ctx.progress = progress;
   std::string list;
   for (const auto& a : algorithms()) list += (list.empty() ? "" : ", ") + std::string("\"") + a.name + "\"";
   if (!fields.has("algorithm")) throw InputError("algorithm", "required, one of " + list);
@@ -200,12 +217,13 @@ json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_
   ctx.seed = static_cast<std::uint64_t>(fields.integer("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
   ctx.level = fields.choice("trace", {"full", "context"}, "full") == "full" ? TraceLevel::full : TraceLevel::context;
   const auto dtype = fields.choice("dtype", {"float64", "float32"}, "float64");
+  ctx.dtype = dtype == "float32" ? Dtype::float32 : Dtype::float64;
   fields.ignore({"name", "description", "title"});  // preset metadata
 
   Trace trace = entry->run(ctx);
   check_finite(trace);
   trace.algorithm = entry->name;
-  if (dtype == "float32")
+  if (dtype == "float32" && !ctx.dtype_honoured)
     trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");
   trace.warnings.insert(trace.warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
   fields.warn_unused(trace.warnings);

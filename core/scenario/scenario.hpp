@@ -3,15 +3,27 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "../attention_kernel.hpp"
 #include "../mask.hpp"
 #include "../rng.hpp"
 #include "../trace.hpp"
 #include "fields.hpp"
 
 namespace attnplay {
+
+// Progress of a long run (training): `fraction` in (0, 1], increasing; `what` a short English
+// line ("epoch 3 of 20"); `detail` an object ({"epoch": 3, "epochs": 20, "loss": 0.12}).
+// Returning false stops the run: run_scenario then throws Cancelled (docs/semantics.md).
+using ProgressFn = std::function<bool(double fraction, const std::string& what, const json& detail)>;
+
+// Thrown when a ProgressFn returned false: an InputError on the scenario as a whole.
+struct Cancelled : InputError {
+  using InputError::InputError;
+};
 
 // What every algorithm's reader gets: the scenario's fields and its common settings.
 struct ScenarioContext {
@@ -20,6 +32,12 @@ struct ScenarioContext {
   TraceLevel level = TraceLevel::full;  // "trace"
   json input_shapes = json::object();   // name -> shape of every input tensor read
   std::vector<std::string> warnings;    // from reading (unknown fields, ...)
+  Dtype dtype = Dtype::float64;         // "dtype"
+  bool dtype_honoured = false;          // set by a reader that computes in `dtype` (full, flash)
+  ProgressFn progress;                  // empty: nobody listens (called by training loops)
+
+  // Calls `progress` (if any); throws Cancelled when it returns false.
+  void report(double fraction, const std::string& what, const json& detail = json::object()) const;
 
   // Reads a tensor of the top-level scenario and records its shape.
   Tensor tensor(const std::string& key, const std::vector<Dim>& dims);
@@ -66,7 +84,8 @@ json algorithms_json();
 json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers = nullptr);
 
 // Runs one scenario. Throws InputError with a message naming the field.
-json run_scenario(const json& scenario, const Buffers* in_buffers = nullptr, Buffers* out_buffers = nullptr);
+json run_scenario(const json& scenario, const Buffers* in_buffers = nullptr, Buffers* out_buffers = nullptr,
+                  const ProgressFn& progress = {});
 
 // Parses JSON text, turning syntax errors into InputError ("scenario: invalid JSON at byte 12: ...").
 json parse_scenario_text(const std::string& text);

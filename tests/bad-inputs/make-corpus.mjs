@@ -310,6 +310,86 @@ B('pe: base 0', withFields(PE, { base: 0 }), 'base');
 B('pe: base negative', withFields(PE, { base: -10000 }), 'base');
 B('pe: base a string', withFields(PE, { base: '10000' }), 'base');
 
+// ---- linear and performer (the kernel family) ----
+// linear: FULL's inputs (B = 1, L_Q = 2, L_K = 3, H = 1, E = D = 2), elu1
+const LINEAR = { ...clone(FULL), algorithm: 'linear', feature_map: 'elu1' };
+// performer: the same inputs, a given projection (m = 3, E = 2)
+const PERFORMER = { ...clone(FULL), algorithm: 'performer', projection: [[1, 0], [0, 1], [1, 1]] };
+const PERFORMER_SEEDED = { ...clone(FULL), algorithm: 'performer', num_features: 4 };
+B('linear: feature_map unknown', withFields(LINEAR, { feature_map: 'gelu' }), 'feature_map');
+B('linear: feature_map a number', withFields(LINEAR, { feature_map: 1 }), 'feature_map');
+B('linear: local mask', withFields(LINEAR, { mask: { kind: 'local', window: 1 } }), 'mask.kind');
+B('linear: local mask without its window (the kind is named)', withFields(LINEAR, { mask: { kind: 'local' } }), 'mask.kind');
+B('linear: causal mask with a finite fill', withFields(LINEAR, { mask: { kind: 'causal', fill: -1e6 } }), 'mask.fill');
+B('linear: cosine1 of a zero query', withFields(LINEAR, { feature_map: 'cosine1', q: [[[[1, 0]], [[0, 0]]]] }), 'q[0][1][0]');
+B('linear: k E differs', withFields(LINEAR, { k: [[[[1]], [[0]], [[1]]]] }), 'k[0][0][0]');
+B('linear: sum of phi(k) v overflows', withFields(LINEAR, { v: [[[[1e308, 1]], [[1e308, 1]], [[1, 1]]]] }), 'v');
+B('linear: 8192 x 8192 weights at trace full', { algorithm: 'linear', q: long(8192, 1), k: long(8192, 1), v: long(8192, 1) }, 'k');
+B('performer: num_features 0', withFields(PERFORMER_SEEDED, { num_features: 0 }), 'num_features');
+B('performer: num_features 2.5', withFields(PERFORMER_SEEDED, { num_features: 2.5 }), 'num_features');
+B('performer: projection row of 3 numbers (E = 2)', withFields(PERFORMER, { projection: [[1, 0], [0, 1, 2], [1, 1]] }), 'projection[1]');
+B('performer: projection rows differ from num_features', withFields(PERFORMER, { num_features: 4 }), 'projection');
+B('performer: projection flat', withFields(PERFORMER, { projection: [1, 0, 0, 1] }), 'projection[0]');
+B('performer: norms unknown', withFields(PERFORMER_SEEDED, { norms: 'unit' }), 'norms');
+B('performer: orthogonal a string', withFields(PERFORMER_SEEDED, { orthogonal: 'yes' }), 'orthogonal');
+B('performer: explicit mask', withFields(PERFORMER, { mask: { kind: 'explicit', allowed: [[true, true, true], [true, false, true]] } }), 'mask.kind');
+B('performer: scale negative', withFields(PERFORMER, { scale: -1 }), 'scale');
+B('performer: exp(w.x~ - |x~|^2/2) overflows', withFields(PERFORMER, { projection: [[1e3, 1e3], [0, 1], [1, 1]], q: [[[[3, 3]], [[0, 1]]]] }), 'q[0][0][0]');
+B('performer: projection 65536 x 4096', { algorithm: 'performer', num_features: 65536, orthogonal: false, q: long(1, 4096), k: long(1, 4096), v: long(1, 1) }, 'num_features');
+B('performer: 4096 orthogonal rows of E = 4096 (Gram-Schmidt too long)', { algorithm: 'performer', num_features: 4096, q: long(1, 4096), k: long(1, 4096), v: long(1, 1) }, 'num_features');
+
+// ---- linformer, lsh, pooling (the shortened keys) ----
+// linformer: FULL's inputs (B = 1, L_Q = 2, L_K = 3, H = 1, E = D = 2), k = 2 seeded, or E_proj / F_proj (2, 3)
+const LINFORMER = { ...clone(FULL), algorithm: 'linformer', proj_len: 2 };
+const LINFORMER_EF = { ...clone(FULL), algorithm: 'linformer', E_proj: [[1, 0, 0], [0, 0.5, 0.5]], F_proj: [[0, 1, 0], [0.5, 0, 0.5]] };
+// pooling: FULL's inputs, kernel 2 (L' = 2)
+const POOLING = { ...clone(FULL), algorithm: 'pooling', kernel: 2 };
+// lsh: B = 1, L = 4, H = 1, E = D = 2, 2 buckets, one round seeded
+const LSH = { algorithm: 'lsh', n_buckets: 2, q: [[[[1, 0]], [[0, 1]], [[-1, 0.5]], [[2, 2]]]], v: [[[[1, 2]], [[3, 4]], [[5, 6]], [[7, 8]]]] };
+B('linformer: proj_len missing (no E_proj, F_proj)', withFields(LINFORMER, { proj_len: undefined }), 'proj_len');
+B('linformer: proj_len 0', withFields(LINFORMER, { proj_len: 0 }), 'proj_len');
+B('linformer: proj_len a string', withFields(LINFORMER, { proj_len: '2' }), 'proj_len');
+B('linformer: E_proj without F_proj', withFields(LINFORMER_EF, { F_proj: undefined }), 'F_proj');
+B('linformer: F_proj without E_proj', withFields(LINFORMER_EF, { E_proj: undefined }), 'E_proj');
+B('linformer: E_proj row of 2 numbers (L_K = 3)', withFields(LINFORMER_EF, { E_proj: [[1, 0], [0, 1]] }), 'E_proj[0]');
+B('linformer: F_proj 3 rows (E_proj 2)', withFields(LINFORMER_EF, { F_proj: [[0, 1, 0], [0.5, 0, 0.5], [1, 1, 1]] }), 'F_proj');
+B('linformer: E_proj rows differ from proj_len', withFields(LINFORMER_EF, { proj_len: 3 }), 'E_proj');
+B('linformer: E_proj entry null', withFields(LINFORMER_EF, { E_proj: [[1, null, 0], [0, 0.5, 0.5]] }), 'E_proj[0][1]');
+B('linformer: causal mask', withFields(LINFORMER, { mask: { kind: 'causal' } }), 'mask.kind');
+B('linformer: local mask without its window (the kind is named)', withFields(LINFORMER, { mask: { kind: 'local' } }), 'mask.kind');
+B('linformer: mask none with causal true', withFields(LINFORMER, { mask: { kind: 'none', causal: true } }), 'mask.causal');
+B('linformer: E_proj K overflows', withFields(LINFORMER_EF, { k: [[[[1e308, 0]], [[1e308, 0]], [[1, 1]]]], E_proj: [[1, 1, 0], [0, 0.5, 0.5]] }), 'k');
+B('linformer: F_proj V overflows', withFields(LINFORMER_EF, { v: [[[[1e308, 0]], [[1, 1]], [[1e308, 0]]]], F_proj: [[0, 1, 0], [1, 0, 1]] }), 'v');
+B('linformer: E_proj and F_proj of proj_len 65536 on L_K 8192', { algorithm: 'linformer', proj_len: 65536, trace: 'context', q: long(1, 1), k: long(8192, 1), v: long(8192, 1) }, 'proj_len');
+B('pooling: kernel missing', withFields(POOLING, { kernel: undefined }), 'kernel');
+B('pooling: kernel 0', withFields(POOLING, { kernel: 0 }), 'kernel');
+B('pooling: kernel 1.5', withFields(POOLING, { kernel: 1.5 }), 'kernel');
+B('pooling: kernel 4 > L_K = 3', withFields(POOLING, { kernel: 4 }), 'kernel');
+B('pooling: stride 0', withFields(POOLING, { stride: 0 }), 'stride');
+B('pooling: stride a string', withFields(POOLING, { stride: '1' }), 'stride');
+B('pooling: pool min', withFields(POOLING, { pool: 'min' }), 'pool');
+B('pooling: valid_lens mask', withFields(POOLING, { mask: { kind: 'valid_lens', valid_lens: [2] } }), 'mask.kind');
+B('pooling: average of 1e308 and 1e308 overflows', withFields(POOLING, { k: [[[[1e308, 0]], [[1e308, 0]], [[1, 1]]]] }), 'k');
+B('pooling: 8192 x 8192 scores at trace full (kernel 1)', { algorithm: 'pooling', kernel: 1, q: long(8192, 1), k: long(8192, 1), v: long(8192, 1) }, 'k');
+B('lsh: n_buckets missing', withFields(LSH, { n_buckets: undefined }), 'n_buckets');
+B('lsh: n_buckets odd', withFields(LSH, { n_buckets: 3 }), 'n_buckets');
+B('lsh: n_buckets 0', withFields(LSH, { n_buckets: 0 }), 'n_buckets');
+B('lsh: n_hashes 0', withFields(LSH, { n_hashes: 0 }), 'n_hashes');
+B('lsh: n_hashes 2000', withFields(LSH, { n_hashes: 2000 }), 'n_hashes');
+B('lsh: k differs from q', withFields(LSH, { k: [[[[1, 0]], [[0, 1]], [[-1, 0.5]], [[2, 2.5]]]] }), 'k');
+B('lsh: k of another length', withFields(LSH, { k: [[[[1, 0]], [[0, 1]]]] }), 'k[0]');
+B('lsh: v of another length (L of q)', withFields(LSH, { v: [[[[1, 2]], [[3, 4]]]] }), 'v[0]');
+B('lsh: rotations rows of 3 (E = 2)', withFields(LSH, { rotations: [[[1], [0], [0]]] }), 'rotations[0]');
+B('lsh: rotations columns differ from n_buckets / 2', withFields(LSH, { n_buckets: 4, rotations: [[[1], [0]]] }), 'rotations[0][0]');
+B('lsh: rotations rounds differ from n_hashes', withFields(LSH, { n_hashes: 2, rotations: [[[1], [0]]] }), 'rotations');
+B('lsh: causal mask', withFields(LSH, { mask: { kind: 'causal' } }), 'mask.kind');
+B('lsh: allow_duplicate_attention a string', withFields(LSH, { allow_duplicate_attention: 'no' }), 'allow_duplicate_attention');
+B('lsh: the hash q . rotations overflows', withFields(LSH, { q: [[[[1e300, 1e300]], [[0, 1]], [[-1, 0.5]], [[2, 2]]]], rotations: [[[1e10], [1e10]]] }), 'q');
+B('lsh: 8192 x 8192 weights at trace full', { algorithm: 'lsh', n_buckets: 2, q: long(8192, 1), v: long(8192, 1) }, 'q');
+B('lsh: rotated queries 8192 x 32768', { algorithm: 'lsh', n_buckets: 65536, trace: 'context', q: long(8192, 1), v: long(8192, 1) }, 'n_buckets');
+B('lsh: hashing 2^33 multiply-adds', { algorithm: 'lsh', n_buckets: 65536, trace: 'context', q: long(256, 1024), v: long(256, 1) }, 'n_buckets');
+B('lsh: round_context of 1024 rounds', { algorithm: 'lsh', n_buckets: 2, n_hashes: 1024, trace: 'context', q: long(32768, 1), v: long(32768, 1) }, 'n_hashes');
+
 // ---- extreme but valid ----
 const valid = [];
 const V = (name, scenario) => valid.push({ name, scenario });
@@ -345,6 +425,94 @@ V('nw: y_train at 1e300', withFields(NW, { y_train: [1e300, -1e300, 1e300] }));
 V('pe: base 1e-300, encoding_dim 4', withFields(PE, { base: 1e-300, encoding_dim: 4 }));
 V('pe: base 1e308', withFields(PE, { base: 1e308 }));
 V('pe: num_steps 1, encoding_dim 2', withFields(PE, { num_steps: 1, encoding_dim: 2 }));
+
+// linear and performer
+V('linear: relu query with no positive feature (zero denominator)', withFields(LINEAR, { feature_map: 'relu', q: [[[[-1, -2]], [[1, 0]]]] }));
+V('linear: elu1 features underflow to 0 (q = -1e300)', withFields(LINEAR, { q: [[[[-1e300, -1e300]], [[1e300, 0]]]], mask: { kind: 'causal' } }));
+V('linear: cosine1 at 1e300 and 1e-320', withFields(LINEAR, { feature_map: 'cosine1', q: [[[[1e300, -1e300]], [[1e-320, 0]]]], k: [[[[1e-320, 1e-320]], [[0, 1e300]], [[1, 1]]]] }));
+V('linear: softmax_qk causal with L_Q > L_K', withFields(LINEAR, { feature_map: 'softmax_qk', q: [[[[1, 0]], [[0, 1]], [[1, 1]], [[2, 2]]]], mask: { kind: 'causal' } }));
+V('linear: L = 65536 causal at trace context', { algorithm: 'linear', trace: 'context', mask: { kind: 'causal' }, q: long(65536, 1), k: long(65536, 1), v: long(65536, 1) });
+V('performer: every feature of a query underflows (zero context)', withFields(PERFORMER, { scale: 1, q: [[[[-60, 60]], [[0, 1]]]] }));
+V('performer: scale 0 (uniform weights)', withFields(PERFORMER, { scale: 0 }));
+V('performer: E = 1, m = 1, quantile norms', { algorithm: 'performer', num_features: 1, norms: 'quantile', q: [[[[2]]]], k: [[[[1]], [[-1]]]], v: [[[[1]], [[2]]]] });
+V('performer: m = 3E orthogonal, sqrt_d, causal', withFields(PERFORMER_SEEDED, { num_features: 6, norms: 'sqrt_d', mask: { kind: 'causal' }, seed: 9007199254740991 }));
+
+// linformer, lsh, pooling
+V('linformer: proj_len 1 (one projected key: every weight is 1)', withFields(LINFORMER, { proj_len: 1 }));
+V('linformer: proj_len 5 above L_K = 3, seed 2^53 - 1', withFields(LINFORMER, { proj_len: 5, seed: 9007199254740991 }));
+V('linformer: scores 1e300 apart', withFields(LINFORMER_EF, { scale: 1, q: [[[[1e300, 0]], [[-1e300, 0]]]] }));
+V('linformer: L = 65536 at trace context', { algorithm: 'linformer', trace: 'context', proj_len: 8, q: long(65536, 1), k: long(65536, 1), v: long(65536, 1) });
+V('pooling: kernel = L_K (one pooled key)', withFields(POOLING, { kernel: 3, pool: 'max' }));
+V('pooling: stride 65536 (one window)', withFields(POOLING, { stride: 65536 }));
+V('pooling: max of 1e308 (no overflow)', withFields(POOLING, { pool: 'max', k: [[[[1e308, -1e308]], [[1e308, 0]], [[1, 1]]]] }));
+V('lsh: L = 1', { algorithm: 'lsh', n_buckets: 2, q: [[[[1, 2]]]], v: [[[[3]]]] });
+V('lsh: q all zero (every hash ties: bucket 0)', withFields(LSH, { q: [[[[0, 0]], [[0, 0]], [[0, 0]], [[0, 0]]]], n_hashes: 3 }));
+V('lsh: k given equal to q, no duplicates, 8 rounds', withFields(LSH, { k: LSH.q, n_hashes: 8, allow_duplicate_attention: false }));
+V('lsh: 65536 buckets (most empty)', withFields(LSH, { n_buckets: 65536 }));
+V('lsh: scores 1e300 apart', withFields(LSH, { scale: 1e-10, q: [[[[1e150, 0]], [[0, 1]], [[-1e150, 0.5]], [[2, 2]]]] }));
+
+// ---- flash (FlashAttention's online softmax) ----
+// B = 1, L_Q = 2, L_K = 3, H = 1, E = D = 2: FULL with block sizes
+const FLASH = { ...FULL, algorithm: 'flash', block_q: 2, block_k: 2 };
+B('flash: block_k 0', withFields(FLASH, { block_k: 0 }), 'block_k');
+B('flash: block_k fractional', withFields(FLASH, { block_k: 1.5 }), 'block_k');
+B('flash: block_q negative', withFields(FLASH, { block_q: -2 }), 'block_q');
+B('flash: block_q a string', withFields(FLASH, { block_q: '2' }), 'block_q');
+B('flash: block_k above 65536', withFields(FLASH, { block_k: 65537 }), 'block_k');
+B('flash: mask kind unknown', withFields(FLASH, { mask: { kind: 'diagonal' } }), 'mask.kind');
+B('flash: q.k overflows (1e200 * 1e200)', withFields(FLASH, { q: [[[[1e200, 0]], [[0, 1]]]], k: [[[[1e200, 0]], [[0, 1]], [[1, 1]]]] }), 'q');
+B('flash: float32 score beyond 3.4e38', withFields(FLASH, { dtype: 'float32', q: [[[[1e20, 0]], [[0, 1]]]], k: [[[[1e20, 0]], [[0, 1]], [[1, 1]]]] }), 'dtype');
+B('flash: partial context (1, 1, 4097, 4097, 1) at trace full', { algorithm: 'flash', block_k: 1, q: long(4097, 1), k: long(4097, 1), v: long(4097, 1) }, 'block_k');
+V('flash: block sizes 1 with a local mask (no key yet in early blocks)', withFields(FLASH, { block_q: 1, block_k: 1, mask: { kind: 'local', window: 0 } }));
+V('flash: block sizes beyond L, scores +-1e300', withFields(FLASH, { block_q: 9, block_k: 9, q: [[[[1e300, 0]], [[-1e300, 1]]]], k: [[[[1, 0]], [[-1, 0]], [[0.5, 1]]]] }));
+V('flash: float32, valid_lens 0 with fill "-inf"', withFields(FLASH, { dtype: 'float32', mask: { kind: 'valid_lens', valid_lens: [0], fill: '-inf' } }));
+
+// ---- bahdanau (d2l's seq2seq with attention) ----
+// B = 2, T_src = 3, T_tgt = 3, vocab 6, embed 2, num_hiddens 3, 1 layer, weights seeded
+const BAH = {
+  algorithm: 'bahdanau', src_vocab: 6, tgt_vocab: 6, embed_size: 2, num_hiddens: 3, num_layers: 1,
+  src: [[4, 5, 3], [5, 3, 1]], tgt: [[2, 4, 5], [2, 5, 3]],
+};
+// the same model with given weights (torch's state_dict names, which hold dots: no withFields paths)
+const bahFill = (rows, cols, x) => Array.from({ length: rows }, () => Array(cols).fill(x));
+const BAH_WEIGHTS = {
+  'encoder.embedding.weight': bahFill(6, 2, 0.1), 'encoder.rnn.weight_ih_l0': bahFill(9, 2, 0.1),
+  'encoder.rnn.weight_hh_l0': bahFill(9, 3, 0.1), 'encoder.rnn.bias_ih_l0': Array(9).fill(0),
+  'encoder.rnn.bias_hh_l0': Array(9).fill(0), 'decoder.attention.W_k.weight': bahFill(3, 3, 0.1),
+  'decoder.attention.W_q.weight': bahFill(3, 3, 0.1), 'decoder.attention.w_v.weight': bahFill(1, 3, 0.1),
+  'decoder.embedding.weight': bahFill(6, 2, 0.1), 'decoder.rnn.weight_ih_l0': bahFill(9, 5, 0.1),
+  'decoder.rnn.weight_hh_l0': bahFill(9, 3, 0.1), 'decoder.rnn.bias_ih_l0': Array(9).fill(0),
+  'decoder.rnn.bias_hh_l0': Array(9).fill(0), 'decoder.dense.weight': bahFill(6, 3, 0.1),
+  'decoder.dense.bias': Array(6).fill(0),
+};
+const bahWeights = (changes) => ({ ...clone(BAH), weights: { ...clone(BAH_WEIGHTS), ...changes } });
+const BAH_TRAIN = { algorithm: 'bahdanau', num_hiddens: 4, train: { n_examples: 10, epochs: 1, max_len: 3 } };
+B('bahdanau: src token out of src_vocab', withFields(BAH, { src: [[4, 5, 3], [5, 3, 6]] }), 'src[1][2]');
+B('bahdanau: tgt token negative', withFields(BAH, { tgt: [[2, -1, 5], [2, 5, 3]] }), 'tgt[0][1]');
+B('bahdanau: tgt batch differs from src', withFields(BAH, { tgt: [[2, 4, 5]] }), 'tgt');
+B('bahdanau: src missing', withFields(BAH, { src: undefined }), 'src');
+B('bahdanau: enc_valid_lens negative', withFields(BAH, { enc_valid_lens: [-1, 2] }), 'enc_valid_lens[0]');
+B('bahdanau: num_layers 0', withFields(BAH, { num_layers: 0 }), 'num_layers');
+B('bahdanau: num_hiddens 1e12', withFields(BAH, { num_hiddens: 1e12 }), 'num_hiddens');
+B('bahdanau: gradients without labels', withFields(BAH, { gradients: true }), 'labels');
+B('bahdanau: labels token out of tgt_vocab', withFields(BAH, { labels: [[1, 2, 3], [4, 5, 7]] }), 'labels[1][2]');
+B('bahdanau: weights.encoder.rnn.weight_hh_l0 wrong shape', bahWeights({ 'encoder.rnn.weight_hh_l0': bahFill(9, 2, 0.1) }), 'weights.encoder.rnn.weight_hh_l0[0]');
+B('bahdanau: weights.decoder.dense.bias missing', bahWeights({ 'decoder.dense.bias': undefined }), 'weights.decoder.dense.bias');
+B('bahdanau: embeddings 1e308 overflow the GRU', bahWeights({ 'encoder.embedding.weight': bahFill(6, 2, 1e308), 'encoder.rnn.weight_ih_l0': bahFill(9, 2, 1) }), 'weights.encoder.rnn.weight_ih_l0');
+B('bahdanau: dense weights 1e308 overflow the output', bahWeights({ 'decoder.dense.weight': bahFill(6, 3, 1e308), 'decoder.rnn.bias_hh_l0': [0, 0, 0, -10, -10, -10, 10, 10, 10] }), 'weights.decoder.dense.weight');
+B('bahdanau: train.task unknown', withFields(BAH_TRAIN, { 'train.task': 'sort' }), 'train.task');
+B('bahdanau: train.epochs too much work', withFields(BAH_TRAIN, { num_hiddens: 16, 'train.n_examples': 500, 'train.max_len': 5, 'train.epochs': 10000 }), 'train.epochs');
+B('bahdanau: train.n_examples too much work', withFields(BAH_TRAIN, { num_hiddens: 16, 'train.n_examples': 65536, 'train.max_len': 5 }), 'train.n_examples');
+B('bahdanau: train.lr negative', withFields(BAH_TRAIN, { 'train.lr': -0.1 }), 'train.lr');
+B('bahdanau: training diverges (lr 1e308)', withFields(BAH_TRAIN, { 'train.lr': 1e308, 'train.epochs': 2 }), 'train.lr');
+B('bahdanau: train.min_len above max_len', withFields(BAH_TRAIN, { 'train.min_len': 4 }), 'train.min_len');
+B('bahdanau: training needs tgt_vocab = src_vocab', withFields(BAH_TRAIN, { src_vocab: 8, tgt_vocab: 9 }), 'tgt_vocab');
+B('bahdanau: training needs a word beyond the 4 reserved tokens', withFields(BAH_TRAIN, { src_vocab: 4, tgt_vocab: 4 }), 'src_vocab');
+V('bahdanau: enc_valid_lens 0 (uniform) and beyond T_src', withFields(BAH, { enc_valid_lens: [0, 9] }));
+V('bahdanau: T = 1, vocab 1, num_hiddens 1', { algorithm: 'bahdanau', src_vocab: 1, tgt_vocab: 1, embed_size: 1, num_hiddens: 1, num_layers: 1, src: [[0]], tgt: [[0]] });
+V('bahdanau: given weights with 1e300 embeddings (the gates saturate)', bahWeights({ 'encoder.embedding.weight': bahFill(6, 2, 1e300), 'decoder.embedding.weight': bahFill(6, 2, -1e300) }));
+V('bahdanau: gradients with label_valid_lens 0', withFields(BAH, { labels: [[4, 5, 3], [5, 3, 1]], label_valid_lens: [0, 3], gradients: true }));
+V('bahdanau: training with lr 0, one example of one word', withFields(BAH_TRAIN, { 'train.lr': 0, 'train.n_examples': 1, 'train.max_len': 1 }));
 
 const names = new Set();
 for (const c of [...bad, ...valid]) {

@@ -40,6 +40,12 @@ inline double max_rel_diff(const json& a, const json& b) {
     for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, max_rel_diff(a[i], b[i]));
     return m;
   }
+  if (a.is_object() || b.is_object()) {  // a group of tensors (bahdanau's gradients): the same keys
+    if (!a.is_object() || !b.is_object() || a.size() != b.size()) return INFINITY;
+    double m = 0;
+    for (const auto& [key, value] : b.items()) m = std::max(m, a.contains(key) ? max_rel_diff(a[key], value) : INFINITY);
+    return m;
+  }
   if (a.is_boolean() || b.is_boolean()) return a == b ? 0.0 : INFINITY;
   if (!a.is_number() || !b.is_number()) return INFINITY;
   const double x = a.get<double>(), y = b.get<double>();
@@ -68,6 +74,19 @@ inline json random_nested(Rng& rng, const std::vector<std::size_t>& shape, std::
   for (std::size_t i = 0; i < shape[depth]; ++i)
     a.push_back(depth + 1 == shape.size() ? json(rng.normal()) : random_nested(rng, shape, depth + 1));
   return a;
+}
+
+// A scenario of `algorithm` with q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D) of standard
+// normals from Rng(seed, data), and the fields of `extra`; L_K = 0: no k, and v (B, L_Q, H, D)
+// (lsh's shared QK).
+inline json random_qkv(const std::string& algorithm, unsigned seed, std::size_t B, std::size_t H, std::size_t L_Q,
+                       std::size_t L_K, std::size_t E, std::size_t D, const json& extra = json::object()) {
+  Rng rng(seed, RngStream::data);
+  json s = {{"algorithm", algorithm}, {"q", random_nested(rng, {B, L_Q, H, E})}};
+  if (L_K) s["k"] = random_nested(rng, {B, L_K, H, E});
+  s["v"] = random_nested(rng, {B, L_K ? L_K : L_Q, H, D});
+  s.update(extra);
+  return s;
 }
 
 }  // namespace attnplay::testing

@@ -66,6 +66,36 @@ TEST_CASE("additive: scores = w_v . tanh(W_q q + W_k k), no scale, E_k != E_q") 
   CHECK(t["warnings"].empty());
 }
 
+TEST_CASE("additive: features = tanh(W_q q + W_k k) (B, L_Q, L_K, h), before w_v") {
+  const json t = run(hand_scenario());
+  REQUIRE(t["shapes"]["features"] == json::array({1, 2, 3, 3}));
+  // query 0: W_q q = [0.5, -0.25, 0.125]; key 0: W_k k = [0.3, -0.3, 0.6]
+  CHECK(at(t["features"], {0, 0, 0, 0}) == Approx(std::tanh(0.8)).epsilon(1e-15));
+  CHECK(at(t["features"], {0, 0, 0, 1}) == Approx(std::tanh(-0.55)).epsilon(1e-15));
+  CHECK(at(t["features"], {0, 0, 0, 2}) == Approx(std::tanh(0.725)).epsilon(1e-15));
+  // query 1: W_q q = [1, 2, 1.5]; key 2: W_k k = [2, -2, 4]
+  CHECK(at(t["features"], {0, 1, 2, 0}) == Approx(std::tanh(3.0)).epsilon(1e-15));
+  CHECK(at(t["features"], {0, 1, 2, 1}) == 0.0);
+  CHECK(at(t["features"], {0, 1, 2, 2}) == Approx(std::tanh(5.5)).epsilon(1e-15));
+  // scores = w_v . features, w_v = [1, 2, -1]
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double s = at(t["features"], {0, i, j, 0}) + 2 * at(t["features"], {0, i, j, 1}) - at(t["features"], {0, i, j, 2});
+      CHECK(at(t["scores"], {0, 0, i, j}) == Approx(s).epsilon(1e-15));
+    }
+  // trace "context" leaves them out
+  json c = hand_scenario();
+  c["trace"] = "context";
+  CHECK(!run(c).contains("features"));
+  // at trace "full" they must fit the tensor limit: L_Q = L_K = 64, h = 4097 is 64 x 64 numbers too many
+  json big = json::parse(R"({"algorithm": "additive", "hidden": 4097})");
+  json column = json::array();
+  for (int j = 0; j < 64; ++j) column.push_back(json::parse("[[0.5]]"));
+  big["q"] = big["k"] = big["v"] = json::array({column});
+  CHECK(error_of(big) == "hidden: the features tanh(W_q q + W_k k) (B, L_Q, L_K, h) would hold 16781312 numbers, "
+                         "more than the limit 16777216; use \"trace\": \"context\"");
+}
+
 TEST_CASE("additive: the mask applies; causal with -inf zeroes the future keys") {
   json s = hand_scenario();
   s["mask"] = {{"kind", "causal"}};
@@ -136,6 +166,10 @@ TEST_CASE("additive: bad input names the field") {
   s = hand_scenario();
   s["v"] = json::parse("[[[[1, 0]], [[0, 1]]]]");
   CHECK(error_of(s) == "v[0]: expected 3 entries (L_K of k), got 2");
+  s = hand_scenario();
+  s["q"][0][1][0] = {1e308, 1e308};
+  s["weights"]["W_q"][0] = {2, 0};
+  CHECK(error_of(s) == "q: W_q q is not a finite number at batch 0, position 1, column 0 (|q| and the weights too large)");
   s = hand_scenario();
   s["mask"] = {{"kind", "valid_lens"}, {"valid_lens", {1, 2}}};
   CHECK(error_of(s) == "mask.valid_lens: expected 1 integer (B of q), got 2");

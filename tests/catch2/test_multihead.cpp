@@ -207,4 +207,13 @@ TEST_CASE("multihead bad inputs name the field") {
   s = tiny();
   s["num_heads"] = 0;
   CHECK_THAT(error_of(s), StartsWith("num_heads: expected an integer from 1"));
+  // numbers that overflow: a projection (position and column of the (B, L, num_hiddens) result), the output
+  s = tiny();
+  s["queries"][0][1] = {1e308, 1e308};
+  CHECK(error_of(s) == "queries: queries W_q^T + b_q is not a finite number at batch 0, position 1, column 2 "
+                       "(|queries| and the weights too large)");
+  s = tiny();
+  s["weights"]["W_o"][2] = {1e308, 1e308, 1e308, 1e308};
+  CHECK(error_of(s) == "weights.W_o: the output (head contexts W_o^T + b_o) is not a finite number at batch 0, "
+                       "position 0, column 2");
 }

@@ -3,6 +3,12 @@
 // its analytic gradient, bad inputs.
 #include "helpers.hpp"
 
+#include <optional>
+
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
+
 #include "../../core/nadaraya_watson.hpp"
 
 using namespace attnplay;
@@ -161,6 +167,63 @@ TEST_CASE("leave-one-out loss: each point predicted from the others only") {
   const auto b = leave_one_out_loss(x, y, RegressionKernel::boxcar, 1.0);
   CHECK(b.empty_rows == 3);
   CHECK(b.loss == Approx(1 + 4 + 36).epsilon(1e-15));
+}
+
+namespace {
+// One query against the keys x[j], j != skip, as plain loops: y_hat, or nothing with no key in reach.
+std::optional<double> y_hat_by_hand(double x, const Tensor& keys, const Tensor& values, std::size_t skip,
+                                    RegressionKernel kernel, double w) {
+  std::vector<double> K(keys.size(), 0.0);
+  double max = -INFINITY, sum = 0, y = 0;
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    if (j == skip) continue;
+    const double u = (x - keys(j)) * w;
+    switch (kernel) {
+      case RegressionKernel::gaussian: K[j] = -u * u / 2, max = std::max(max, K[j]); break;
+      case RegressionKernel::boxcar: K[j] = std::abs(u) < 1 ? 1 : 0; break;
+      case RegressionKernel::constant: K[j] = 1; break;
+      case RegressionKernel::epanechnikov: K[j] = std::max(0.0, 1 - std::abs(u)); break;
+    }
+  }
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    if (j == skip) continue;
+    if (kernel == RegressionKernel::gaussian) K[j] = std::exp(K[j] - max);
+    sum += K[j];
+  }
+  if (sum == 0) return std::nullopt;
+  for (std::size_t j = 0; j < keys.size(); ++j) y += K[j] / sum * values(j);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("Nadaraya-Watson in blocks of queries: the numbers of one query at a time") {
+  // 300 x 300 pairs are many blocks of queries: prediction and leave-one-out both span blocks
+  const RegressionDataset d = regression_dataset(300, 7);
+  const Tensor x_query = xt::linspace<double>(-3.0, 8.0, 300);
+  for (auto kernel : {RegressionKernel::gaussian, RegressionKernel::boxcar, RegressionKernel::constant,
+                      RegressionKernel::epanechnikov}) {
+    INFO(regression_kernel_name(kernel));
+    const double w = 4.0;
+    const Trace t = nadaraya_watson(d.x_train, d.y_train, x_query, kernel, w, nullptr, TraceLevel::full);
+    std::size_t empty = 0;
+    for (std::size_t q = 0; q < 300; ++q) {
+      const auto y = y_hat_by_hand(x_query(q), d.x_train, d.y_train, 300, kernel, w);
+      empty += !y;
+      CHECK(t.tensor("y_hat")(q) == Approx(y.value_or(0.0)).epsilon(1e-12).margin(1e-300));
+      if (!y) CHECK(xt::amax(xt::abs(xt::view(t.tensor("weights"), q, xt::all())))() == 0.0);
+    }
+    // the first 5 queries out of reach by name, then a count of the others
+    CHECK(t.warnings.size() == std::min<std::size_t>(empty, 5) + (empty > 5));
+    if (empty > 5) CHECK(t.warnings.back() == "... and " + std::to_string(empty - 5) + " more queries with no training point in reach");
+    double loss = 0;
+    for (std::size_t i = 0; i < 300; ++i) {
+      const double r = y_hat_by_hand(d.x_train(i), d.x_train, d.y_train, i, kernel, w).value_or(0.0) - d.y_train(i);
+      loss += r * r;
+    }
+    CHECK(leave_one_out_loss(d.x_train, d.y_train, kernel, w).loss == Approx(loss).epsilon(1e-12));
+  }
+  CHECK(nadaraya_watson(d.x_train, d.y_train, x_query, RegressionKernel::boxcar, 4.0, nullptr, TraceLevel::full)
+            .warnings.size() == 6);  // boxcar at w = 4 leaves the queries far outside [0, 5) without a key
 }
 
 TEST_CASE("training with boxcar warns and leaves w unchanged") {

@@ -130,7 +130,8 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
   // the element's trace property is the same trace
   const trace = await page.evaluate(() => document.querySelector('attention-playground').trace);
   assert.deepEqual(trace.weights, expected.weights);
-  // and the URL now holds the scenario
+  // and the URL now holds the scenario (written at most every 250 ms while edits stream)
+  await page.waitForFunction(() => location.hash.startsWith('#scenario='));
   const hash = await page.evaluate(() => decodeURIComponent(location.hash));
   assert.ok(hash.startsWith('#scenario='), hash);
   assert.deepEqual(JSON.parse(hash.slice('#scenario='.length)), scenario);

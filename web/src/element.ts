@@ -12,7 +12,12 @@
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
 import { getEngine, type Engine, type Preset, type Scenario } from './compute';
-import { PROP, Session, changedPitfalls, parseHash, setRegistry, sliceSizes, traits } from './state';
+import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
+import type { BatchHandle } from './sweep';
+import type { Sweeper } from './state/session';
+import { load, need, preloadAll } from './lazy';
+import type { TrainHandle, Trainer } from './train';
+import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';
 import { t, type Lang } from './i18n';
@@ -20,9 +25,6 @@ import { propControls, type ControlContext } from './views/controls';
 import { errorSlot, showErrors } from './views/errors';
 import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './views/panels';
 import { costLine, results, warningList } from './views/results';
-import { probView } from './views/prob';
-import { nadarayaView } from './views/nadaraya';
-import { pitfallHint, pitfallView } from './views/pitfalls';
 
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
 type PanelName = (typeof PANELS)[number];
@@ -39,6 +41,37 @@ function adoptStyles(root: ShadowRoot): void {
     root.append(h('style', { text: css }));
   }
 }
+
+/** The Performer sweep's batches (sweep.ts, loaded when the first batch starts). */
+const lazySweeper: Sweeper = (job, onProgress) => {
+  let inner: BatchHandle | null = null;
+  let stop = false;
+  const done = load('sweep').then((m) => {
+    if (stop) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    inner = m.runBatch(job, onProgress);
+    return inner.done;
+  });
+  return { done, cancel() { stop = true; inner?.cancel(); } };
+};
+
+/** Bahdanau training in a worker (train.ts, loaded with the chapter's views when training starts). */
+const lazyTrainer: Trainer = (scenario, onProgress, onMode) => {
+  let inner: TrainHandle | null = null;
+  let stop = false;
+  const done = load('chapter').then((m) => {
+    if (stop) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    inner = m.runTraining(scenario, onProgress, onMode);
+    return inner.done;
+  });
+  return { done, cancel() { stop = true; inner?.cancel(); } };
+};
+
+/** The algorithms with a view of d2l's chapter (chapter.ts). */
+const CHAPTER_ALGORITHMS = ['bahdanau', 'positional_encoding', 'additive', 'full'];
+
+/** A scenario whose URL hash is longer than this is always written a moment later (encoding it
+ * and replaceState with a long URL cost more than a frame's budget). */
+const LONG_HASH = 4096;
 
 /** Replaces an element's children. */
 function fill(el: HTMLElement | null, children: readonly Node[]): void {
@@ -62,6 +95,11 @@ export class AttentionPlayground extends HTMLElement {
   #pitfallsOpen: boolean | null = null;
   #lastHash = '';
   #app: HTMLElement;
+  /** The Performer sweep starts by itself a moment after the inputs settle. */
+  #sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  /** d2l's chapter views (issue 9; chapter.ts, loaded on demand): Bahdanau training, complexity,
+   * positional encoding, the 1/√d argument, additive features. */
+  #chapter: ChapterViews | null = null;
 
   constructor() {
     super();
@@ -97,8 +135,35 @@ export class AttentionPlayground extends HTMLElement {
       this.ready.then(() => this.setScenario(copy));
       return;
     }
+    const session = this.#session;
+    const sameShape = session.preset === '' && session.b === 0 && session.h === 0 && this.#sameShape(session.scenario, copy);
     this.#session.replace(copy);
+    if (sameShape && this.#refreshCells()) {
+      // only tensor values changed: the grids' cells take the new numbers, the results are drawn again
+      this.#update('values', 'api');
+      return;
+    }
     this.#renderWhole('api');
+  }
+
+  /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
+  #sameShape(a: Scenario, b: Scenario): boolean {
+    const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : typeof x);
+    const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
+    return rest(a) === rest(b);
+  }
+
+  /** Writes the scenario's numbers into the tensor grids' cells; false when a grid is missing one. */
+  #refreshCells(): boolean {
+    const s = this.#session!.scenario;
+    for (const input of this.#root.querySelectorAll<HTMLInputElement>('.panel-tensors input[data-path]')) {
+      const m = /^([a-z]+)\[(\d+)\]\[(\d+)\]\[(\d+)\]\[(\d+)\]$/.exec(input.dataset.path ?? '');
+      if (!m) return false;
+      const v = (s[m[1]] as number[][][][] | undefined)?.[+m[2]]?.[+m[3]]?.[+m[4]]?.[+m[5]];
+      if (typeof v !== 'number') return false;
+      if (Number(input.value) !== v || input.value.trim() === '') input.value = String(v);
+    }
+    return true;
   }
 
   connectedCallback(): void {
@@ -107,8 +172,14 @@ export class AttentionPlayground extends HTMLElement {
     getEngine().then((engine) => {
       this.#engine = engine;
       setRegistry(engine.algorithms());
-      this.#session = new Session(engine, (trace) => this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true })));
+      this.#session = new Session(engine, (trace) => this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true })), lazySweeper);
+      this.#session.trainer = lazyTrainer;
+      this.#session.onTraining = (final) => {
+        if (final) this.#update('inputs', 'train');
+        else this.#chapter?.progress(this.#root, this.#lang);
+      };
       this.#initialScenario();
+      preloadAll();  // the other views' modules, in the background once the first trace is shown
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
       this.#resolveReady();
     }, (e: unknown) => {
@@ -156,9 +227,30 @@ export class AttentionPlayground extends HTMLElement {
 
   // ---- URL hash (index.html only) ----
 
+  #hashTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** When the URL was last written (performance.now()). */
+  #hashWritten = -Infinity;
+
+  /** Writes the scenario to the URL: at once after a pause, else at most once per 250 ms (the last
+   * edit wins). history.replaceState costs a few ms and Chromium throttles a stream of them, so a
+   * stream of edits (typing, a slider) must not write it each time. */
   #syncHash(): void {
-    if (!this.hasAttribute('sync-hash')) return;
-    const text = this.#session!.hash;
+    if (!this.hasAttribute('sync-hash') || this.#hashTimer) return;
+    const write = () => {
+      this.#hashTimer = null;
+      this.#hashWritten = performance.now();
+      if (this.#session) this.#writeHash(this.#session.hash);
+    };
+    const since = performance.now() - this.#hashWritten;
+    if (since >= 250) {
+      const text = this.#session!.hash;
+      if (text.length <= LONG_HASH) { this.#hashWritten = performance.now(); this.#writeHash(text); return; }
+    }
+    this.#hashTimer = setTimeout(write, Math.max(0, 250 - since));
+  }
+
+  #writeHash(text: string): void {
     if (text === this.#lastHash) return;
     this.#lastHash = text;
     try {
@@ -193,11 +285,16 @@ export class AttentionPlayground extends HTMLElement {
 
   #afterChange(source: string): void {
     this.#renderErrors();
-    if (source !== 'json') {
-      const area = this.#root.querySelector<HTMLTextAreaElement>('[data-panel="json"] textarea');
-      if (area && this.#root.activeElement !== area) area.value = prettyJson(this.#session!.scenario);
-    }
+    if (source !== 'json') this.#fillJson();
     this.#syncHash();
+  }
+
+  /** The scenario JSON editor, written while it is open (and when it opens). */
+  #fillJson(): void {
+    const details = this.#root.querySelector<HTMLDetailsElement>('[data-panel="json"]');
+    const area = details?.querySelector<HTMLTextAreaElement>('textarea');
+    if (!details || !area || !details.open || this.#root.activeElement === area) return;
+    area.value = prettyJson(this.#session!.scenario);
   }
 
   #panels(): Set<PanelName> {
@@ -308,6 +405,10 @@ export class AttentionPlayground extends HTMLElement {
         if (session.fromText(text, true)) this.#update('inputs', 'json');
         else this.#renderErrors();
       }));
+      if (!json.dataset.watched) {
+        json.dataset.watched = '1';
+        json.addEventListener('toggle', () => this.#fillJson());
+      }
     }
 
     if (focused && source !== 'json') {
@@ -324,6 +425,19 @@ export class AttentionPlayground extends HTMLElement {
     details.querySelector<HTMLElement>('select, input')?.focus();
   }
 
+  /** A view's module once loaded; until then null, and the outputs are drawn again when it is. */
+  #view<K extends Parameters<typeof need>[0]>(name: K) {
+    return need(name, () => { if (this.#session) this.#renderOutputs(); });
+  }
+
+  /** The chapter's views for the scenario and trace (none while chapter.ts loads). */
+  #chapterViews(): HTMLElement[] {
+    const m = this.#view('chapter');
+    if (!m || !this.#engine || !this.#session) return [];
+    this.#chapter ??= new m.ChapterViews(this.#engine, this.#session, () => this.#renderOutputs());
+    return this.#chapter.views(this.#lang);
+  }
+
   #renderOutputs(): void {
     const session = this.#session!;
     const { trace, scenario: s, b } = session;
@@ -333,25 +447,39 @@ export class AttentionPlayground extends HTMLElement {
     if (panel) {
       fill(panel, [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
         h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')]);
+      const chapter = s.algorithm === 'bahdanau' || (trace && CHAPTER_ALGORITHMS.includes(trace.algorithm)) ? this.#chapterViews() : [];
+      if (s.algorithm === 'bahdanau') panel.append(...chapter); // training shows before its trace
       if (trace) {
         panel.append(costLine(trace, lang));
         const w = warningList(trace, lang);
         if (w) panel.append(w);
-        if (trace.algorithm === 'nadaraya_watson') panel.append(nadarayaView({ trace, scenario: s, lang }));
+        if (trace.algorithm === 'nadaraya_watson') {
+          const m = this.#view('nadaraya');
+          if (m) panel.append(m.nadarayaView({ trace, scenario: s, lang }));
+        }
+        if (s.algorithm !== 'bahdanau') panel.append(...chapter);
+        const own = this.#algorithmView();
+        if (own) panel.append(own);
+        else if (hasExact(trace)) {
+          const m = this.#view('approx');
+          if (m) panel.append(m.approxPanel({ trace, lang, b, h: hh }));
+        }
         panel.append(results({ trace, b, h: hh, lang }));
       }
     }
     const body = this.#part('prob')?.querySelector<HTMLElement>('.prob-body') ?? null;
     if (body && !body.parentElement!.hidden) {
       clear(body);
-      if (trace?.algorithm === 'prob') {
+      const prob = this.#view('prob');
+      const pitfalls = this.#view('pitfalls');
+      if (trace?.algorithm === 'prob' && prob && pitfalls) {
         body.append(h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
           text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }));
         const ref = session.reference;
         body.append(ref
-          ? pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
-          : pitfallHint(lang, () => this.#showPitfalls()));
-        body.append(probView({
+          ? pitfalls.pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
+          : pitfalls.pitfallHint(lang, () => this.#showPitfalls()));
+        body.append(prob.probView({
           trace, full: session.full, b, h: hh, lang,
           factor: Number(s.factor ?? PROP.factor.default),
           causal: (s.mask as Scenario | undefined)?.kind === 'causal',
@@ -362,6 +490,93 @@ export class AttentionPlayground extends HTMLElement {
     }
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
+    this.#maybeSweep();
+  }
+
+  /** The view of the algorithm's own story (sparse patterns, linear, Performer, ...), which shows
+   * its error against exact attention and its cost; null for the others (and while its module loads). */
+  #algorithmView(): HTMLElement | null {
+    const session = this.#session!;
+    const { trace, scenario: s, b } = session;
+    const lang = this.#lang;
+    if (!trace) return null;
+    if (trace.algorithm === 'full' && session.sparse) {
+      const m = this.#view('sparse');
+      if (!m) return h('p', { class: 'loading', text: t(lang, 'loading') });
+      return m.sparseView({ patterns: session.sparse, b, h: session.h, lang, query: session.sparseQuery,
+        keys: { window: sparseKey(s, 'window'), dilation: sparseKey(s, 'dilation') },
+        onParam: (param, value) => {
+          const structural = sparseKey(s, param) !== null;
+          session.setSparseParam(param, value);
+          if (structural) this.#update('inputs');
+          else this.#renderOutputs();
+          this.#refocus(`sparse.${param}`);
+        },
+        onQuery: (i) => { session.selectSparseQuery(i); this.#renderOutputs(); this.#refocus('sparse.query'); } });
+    }
+    const hh = session.h;
+    if (trace.algorithm === 'flash') {
+      const m = this.#view('flash');
+      return m ? m.flashView({ trace, b, h: hh, lang, step: session.flashStep, full: session.exact, blockK: Number(s.block_k ?? PROP.block_k.default),
+        onStep: (step) => { session.flashStep = step; this.#renderOutputs(); this.#refocus('flash.step'); } }) : null;
+    }
+    if (trace.algorithm === 'linear') {
+      const m = this.#view('linear');
+      return m ? m.linearView({ trace, exact: session.exact, featureMap: String(s.feature_map ?? PROP.feature_map.default), b, h: hh, lang }) : null;
+    }
+    if (trace.algorithm === 'performer') {
+      const m = this.#view('performer');
+      if (!m) return null;
+      const part = h('div', { class: 'sweep', dataset: { part: 'sweep', field: 'sweep' } }, ...this.#sweepPart(m));
+      return m.performerView({ trace, exact: session.exact, b, h: hh, lang }, part);
+    }
+    if (trace.algorithm === 'linformer' || trace.algorithm === 'lsh' || trace.algorithm === 'pooling') {
+      const m = this.#view('reduced');
+      if (!m) return null;
+      const view = { linformer: m.linformerView, lsh: m.lshView, pooling: m.poolingView }[trace.algorithm];
+      return view({ trace, exact: session.exact, b, h: hh, lang, pool: s.pool, kernel: s.kernel, stride: s.stride });
+    }
+    return null;
+  }
+
+  // ---- the Performer sweep ----
+
+  #sweepPart(m: NonNullable<ReturnType<typeof need<'performer'>>>): HTMLElement[] {
+    const session = this.#session!;
+    return m.sweepPart({ sweep: session.sweep, lang: this.#lang, current: session.sweepCurrent, seeds: session.sweepSeeds,
+      onRun: () => this.#startSweep(), onCancel: () => { session.cancelSweep(); this.#renderSweep(); },
+      onSeeds: (n) => { session.sweepSeeds = n; this.#startSweep(); } });
+  }
+
+  /** Redraws the sweep's part only (a progress report: its bar and status line only). */
+  #renderSweep(): void {
+    const part = this.#root.querySelector<HTMLElement>('[data-part="sweep"]');
+    const m = this.#view('performer');
+    if (!part || !m || m.sweepProgress(part, this.#session!.sweep, this.#lang)) return;
+    const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
+    fill(part, this.#sweepPart(m));
+    if (focused?.startsWith('sweep.')) this.#refocus(focused);
+  }
+
+  #startSweep(): void {
+    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = null;
+    this.#session!.startSweep(() => this.#renderSweep());
+    this.#renderSweep();
+  }
+
+  /** A sweep is due (new inputs of a small performer scenario): starts it once the edits pause. */
+  #maybeSweep(): void {
+    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = this.#session?.sweepDue ? setTimeout(() => {
+      this.#sweepTimer = null;
+      if (this.#session?.sweepDue) this.#startSweep();
+    }, 300) : null;
+  }
+
+  /** Keyboard focus back on a control of the results after they were drawn anew. */
+  #refocus(key: string): void {
+    this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus();
   }
 
   #renderErrors(): void {

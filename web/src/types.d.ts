@@ -17,12 +17,15 @@ declare module '*/wasm/attnplay.mjs' {
   }
   export interface Core {
     /** Throws an Error whose `field` is the offending field's path ("" = the whole scenario). */
-    run(scenario: object | string, options?: { typed?: boolean }): Record<string, unknown>;
+    run(scenario: object | string, options?: { typed?: boolean;
+      /** After each training epoch; returning false stops the run (an Error with cancelled: true). */
+      onProgress?: (fraction: number, what: string, detail: Record<string, unknown>) => boolean | void }): Record<string, unknown>;
     presets(): PresetRecord[];
     /** The registry's entries (a core built before the registry lists bare names). */
     algorithms(): (AlgorithmRecord | string)[];
   }
-  export function load(): Promise<Core>;
+  /** wasmUrl: where the .wasm is (fetched and compiled while it streams); wasmBinary: its bytes. */
+  export function load(options?: { wasmUrl?: string; wasmBinary?: Uint8Array }): Promise<Core>;
 }
 
 declare module '*.css?inline' {
@@ -33,4 +36,9 @@ declare module '*.css?inline' {
 declare module 'd3-color' {
   export interface RGBColor { r: number; g: number; b: number; opacity: number }
   export function rgb(specifier: string): RGBColor;
+}
+
+declare module '*.wasm?url' {
+  const url: string;
+  export default url;
 }

@@ -20,6 +20,8 @@ export interface AlgorithmTraits {
   scale?: boolean;
   /** ProbAttention's fields apply: factor, sample_index, output_attention, the pitfall switches. */
   prob?: boolean;
+  /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
+  sharedQK?: boolean;
   /** Masks, scale and the prob fields are those of the attention named by this field (default its first value). */
   inner?: { key: string; default: string };
 }
@@ -28,11 +30,21 @@ const QKV: readonly TensorName[] = ['q', 'k', 'v'];
 
 export const ALGORITHMS: Readonly<Record<string, AlgorithmTraits>> = {
   full: { tensors: QKV, masks: MASK_KINDS, scale: true },
+  // FlashAttention (issue 8): exact attention tile by tile; the masks of full
+  flash: { tensors: QKV, masks: MASK_KINDS, scale: true },
   additive: { tensors: QKV, masks: MASK_KINDS, keyWidth: true },
   prob: { tensors: QKV, masks: ['none', 'causal'], scale: true, prob: true },
   multihead: { tensors: [], masks: [], inner: { key: 'inner', default: 'full' } },
+  // the note's sparse and linear attention (issue 7): scale is the exact softmax's for linear
+  linear: { tensors: QKV, masks: ['none', 'causal'], scale: true },
+  performer: { tensors: QKV, masks: ['none', 'causal'], scale: true },
+  linformer: { tensors: QKV, masks: [], scale: true },
+  lsh: { tensors: ['q', 'v'], masks: [], scale: true, sharedQK: true },
+  pooling: { tensors: QKV, masks: [], scale: true },
   nadaraya_watson: { tensors: [], masks: [] },
   positional_encoding: { tensors: [], masks: [] },
+  // d2l's seq2seq with Bahdanau attention (issue 9): token ids, sizes and train: {...}, no q/k/v
+  bahdanau: { tensors: [], masks: [] },
 };
 
 const NONE: AlgorithmTraits = { tensors: [], masks: [] };

@@ -6,3 +6,7 @@ export * from './props';
 export * from './prob';
 export * from './hash';
 export * from './session';
+export * from './approx';
+export * from './sparse';
+export * from './performer';
+export * from './chapter';

@@ -58,7 +58,9 @@ export type DimName = keyof Dims;
 
 /** The sizes the page lets you change: additive attention has its own key width. */
 export function dimNames(s: Scenario): DimName[] {
-  return traits(s).keyWidth ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
+  const tr = traits(s);
+  if (tr.sharedQK) return ['B', 'H', 'L_Q', 'E', 'D'];
+  return tr.keyWidth ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
 }
 
 /** The sizes of q, k, v (each at least 1, for editing). */
@@ -104,7 +106,7 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
   const axes: Record<DimName, [string, number][]> = {
     B: [['q', 0], ['k', 0], ['v', 0]],
     H: [['q', 2], ['k', 2], ['v', 2]],
-    L_Q: [['q', 1]],
+    L_Q: traits(s).sharedQK ? [['q', 1], ['k', 1], ['v', 1]] : [['q', 1]],
     L_K: [['k', 1], ['v', 1]],
     E: traits(s).keyWidth ? [['q', 3]] : [['q', 3], ['k', 3]],
     E_k: [['k', 3]],
@@ -142,4 +144,12 @@ export function toggleAllowed(s0: Scenario, i: number, j: number): Scenario {
   const allowed = get(s, 'mask.allowed');
   if (Array.isArray(allowed) && Array.isArray(allowed[i])) allowed[i][j] = allowed[i][j] !== true;
   return s;
+}
+
+/** Shared QK (lsh): the keys are the queries, so v needs L_Q rows; picking such an algorithm with
+ * L_K ≠ L_Q cuts v or pads it with zero rows. Mutates s. */
+export function fitSharedKeys(s: Scenario): void {
+  if (!traits(s).sharedQK || !Array.isArray(s.v)) return;
+  const L_Q = shapeOf(s.q)[1], L = shapeOf(s.v)[1];
+  if (L_Q && L !== L_Q) s.v = resizeAxis(s.v, 1, L_Q);
 }

@@ -6,8 +6,39 @@ import { clone, parseNumber } from '../format';
 import type { Engine, Outcome, Scenario, Trace } from '../compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
-import { get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
+import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
+import { WITH_EXACT_WEIGHTS, exactIsSmall, exactScenario, flashFull } from './approx';
+import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, type SparseParams, type SparsePatterns } from './sparse';
+import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSignature, type SweepCurve } from './performer';
+import { traits } from './algorithms';
+import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
+import type { TrainHandle, Trainer } from '../train';
+import { newTrainState, trains, type TrainState } from './chapter';
+
+/** Runs a batch of scenarios (off the main thread when it can): sweep.ts's runBatch. */
+export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
+
+/** The Performer sweep: its progress, then the errors averaged over seeds. */
+export interface SweepState {
+  /** The inputs it is for (sweepSignature). */
+  signature: string;
+  status: 'running' | 'done' | 'cancelled' | 'failed';
+  done: number;
+  total: number;
+  mode: SweepMode | null;
+  curves: SweepCurve[] | null;
+  /** Runs the core refused. */
+  failed: number;
+  /** Time in the core, and from start to the last result. */
+  ms: number | null;
+  wallMs: number | null;
+  message: string | null;
+  /** E of the inputs (orthogonal blocks are E rows). */
+  E: number;
+  /** Seeds per (kind, m). */
+  seeds: number;
+}
 
 /** An error and the path of the field (or the key of the control) it is about. */
 export interface FieldError { field: string; message: string }
@@ -28,6 +59,27 @@ export class Session {
   /** Beside a prob trace: full attention on the same inputs; the reference's run when a pitfall switch is changed. */
   full: Outcome | null = null;
   reference: PitfallComparison | null = null;
+  /** Beside an approximate algorithm: full attention on the same inputs (for its weights). */
+  exact: Outcome | null = null;
+  /** Beside `full` with a local, atrous or strided mask: the three patterns on the same inputs. */
+  sparse: SparsePatterns | null = null;
+  /** The flash view's key block (null: the last, where the context is final). */
+  flashStep: number | null = null;
+  /** The sparse view's query whose two-layer reach is drawn (null: the view's choice). */
+  sparseQuery: number | null = null;
+  /** The Performer sweep, once started, and the seeds per point it runs with. */
+  sweep: SweepState | null = null;
+  sweepSeeds = SWEEP_SEEDS;
+  #sweepHandle: BatchHandle | null = null;
+  /** The sparse view's w and k where the scenario's mask has no such field. */
+  #sparseKept: SparseParams = { ...SPARSE_DEFAULTS };
+  readonly #sweeper: Sweeper | null;
+  /** Training (bahdanau with `train`) runs off the main thread through the trainer (train.ts);
+   * `onTraining(final)` after each epoch's progress and at the end (final: the trace changed). */
+  trainer: Trainer | null = null;
+  training: TrainState | null = null;
+  onTraining: ((final: boolean) => void) | null = null;
+  #trainHandle: TrainHandle | null = null;
   /** The (b, h) slice shown. */
   b = 0;
   h = 0;
@@ -36,9 +88,10 @@ export class Session {
   readonly #engine: Engine;
   readonly #onTrace: (trace: Trace) => void;
 
-  constructor(engine: Engine, onTrace: (trace: Trace) => void) {
+  constructor(engine: Engine, onTrace: (trace: Trace) => void, sweeper: Sweeper | null = null) {
     this.#engine = engine;
     this.#onTrace = onTrace;
+    this.#sweeper = sweeper;
   }
 
   /** Every error to show: the page's own and the core's, each with its field; the JSON's under "json". */
@@ -119,6 +172,7 @@ export class Session {
    * starts to apply comes back), sample_index fitted when asked, recomputed. */
   edit(next: Scenario, fitSampleIndex = false): void {
     const s = normalise(next, this.#stash, this.scenario);
+    if (s.algorithm !== this.scenario.algorithm) fitSharedKeys(s);
     if (fitSampleIndex) fitSamples(s, this.#stash, (x) => this.#engine.run(x));
     this.scenario = s;
     this.modified = true;
@@ -172,6 +226,79 @@ export class Session {
     this.h = h;
   }
 
+  // ---- the sparse patterns' view ----
+
+  /** The view's window w or dilation k: the mask's own field when it has one (an edit of the
+   * scenario), else kept by the view (only the patterns beside are run again). */
+  setSparseParam(param: keyof SparseParams, value: number): void {
+    const key = sparseKey(this.scenario, param);
+    if (key) {
+      this.setProp(key, value);
+      return;
+    }
+    this.#sparseKept[param] = value;
+    if (this.trace && isSparse(this.scenario)) this.sparse = sparsePatterns(this.scenario, this.#sparseKept, (x) => this.#engine.run(x));
+  }
+
+  selectSparseQuery(i: number): void {
+    this.sparseQuery = i;
+  }
+
+  // ---- the Performer sweep ----
+
+  /** A sweep is due: a performer trace whose inputs have no sweep yet, small enough to start by itself. */
+  get sweepDue(): boolean {
+    return this.trace?.algorithm === 'performer' && this.error === null && sweepIsSmall(this.scenario) &&
+      this.sweep?.signature !== sweepSignature(this.scenario, this.sweepSeeds);
+  }
+
+  /** Whether the sweep shown is for the current inputs and seed count. */
+  get sweepCurrent(): boolean {
+    return this.sweep?.signature === sweepSignature(this.scenario, this.sweepSeeds);
+  }
+
+  /** Starts the sweep on the current inputs (cancelling one under way); `onChange` after each
+   * progress report and at the end. */
+  startSweep(onChange: () => void): void {
+    if (!this.#sweeper) return;
+    this.cancelSweep();
+    const s = this.scenario;
+    const seeds = this.sweepSeeds;
+    const { job, points } = sweepJob(s, seeds);
+    const state: SweepState = { signature: sweepSignature(s, seeds), status: 'running', done: 0, total: points.length, mode: null,
+      curves: null, failed: 0, ms: null, wallMs: null, message: null, E: dims(s).E, seeds };
+    this.sweep = state;
+    const start = performance.now();
+    const handle = this.#sweeper(job, (done, total, mode) => {
+      if (this.sweep !== state) return;
+      Object.assign(state, { done, total, mode });
+      onChange();
+    });
+    this.#sweepHandle = handle;
+    handle.done.then((result) => {
+      if (this.sweep !== state) return;
+      const { curves, failed } = sweepCurves(points, result.values);
+      Object.assign(state, { status: failed === points.length ? 'failed' : 'done', done: points.length, mode: result.mode,
+        curves, failed, ms: result.ms, wallMs: performance.now() - start,
+        message: failed ? firstError(result.values) : null });
+      this.#sweepHandle = null;
+      onChange();
+    }, (e: unknown) => {
+      if (this.sweep !== state) return;
+      const cancelled = e instanceof Error && e.name === 'AbortError';
+      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
+      this.#sweepHandle = null;
+      onChange();
+    });
+  }
+
+  cancelSweep(): void {
+    const handle = this.#sweepHandle;
+    this.#sweepHandle = null;
+    if (this.sweep?.status === 'running') this.sweep.status = 'cancelled';
+    handle?.cancel();
+  }
+
   #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void): boolean {
     const n = parseNumber(text);
     if (n === null || (count && (!Number.isInteger(n) || n < 0))) {
@@ -185,7 +312,68 @@ export class Session {
     return true;
   }
 
+  // ---- training (issue 9): the trace arrives when the worker is done ----
+
+  /** Trains the scenario (cancelling a training under way) unless it is being or was trained. */
+  startTraining(force = false): void {
+    if (!this.trainer) return;
+    const s = this.scenario;
+    const state = newTrainState(s);
+    const same = this.training?.signature === state.signature;
+    if (same && !force && (this.training!.status === 'running' || this.training!.status === 'done')) return;
+    this.cancelTraining();
+    this.training = state;
+    const start = performance.now();
+    const handle = this.trainer(s, (fraction, what, detail) => {
+      if (this.training !== state) return;
+      state.fraction = fraction;
+      state.what = what;
+      if (typeof detail.loss === 'number') state.losses.push(detail.loss);
+      if (typeof detail.epochs === 'number') state.epochs = detail.epochs;
+      this.onTraining?.(false);
+    }, (mode) => { state.mode = mode; this.onTraining?.(false); });
+    this.#trainHandle = handle;
+    handle.done.then(({ outcome, ms, mode }) => {
+      if (this.training !== state) return;
+      this.#trainHandle = null;
+      Object.assign(state, { status: outcome.ok ? 'done' : 'failed', ms: ms, mode, fraction: 1,
+        message: outcome.ok ? null : outcome.error });
+      if (outcome.ok) {
+        this.error = null;
+        this.trace = outcome.trace;
+        state.losses = Array.isArray(outcome.trace.loss) ? (outcome.trace.loss as number[]) : state.losses;
+      } else {
+        this.error = { field: outcome.field, message: outcome.error };
+      }
+      state.ms = performance.now() - start;
+      const { B, H } = sliceSizes(this.scenario, this.trace);
+      this.b = Math.min(this.b, Math.max(0, B - 1));
+      this.h = Math.min(this.h, Math.max(0, H - 1));
+      if (outcome.ok) this.#onTrace(outcome.trace);
+      this.onTraining?.(true);
+    }, (e: unknown) => {
+      if (this.training !== state) return;
+      this.#trainHandle = null;
+      const cancelled = e instanceof Error && e.name === 'AbortError';
+      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
+      this.onTraining?.(true);
+    });
+  }
+
+  /** Stops the training under way (its worker is terminated); the last good trace stays. */
+  cancelTraining(): void {
+    const handle = this.#trainHandle;
+    this.#trainHandle = null;
+    if (this.training?.status === 'running') this.training.status = 'cancelled';
+    handle?.cancel();
+  }
+
   #recompute(): void {
+    if (this.trainer && trains(this.scenario)) {
+      this.startTraining();
+      return;
+    }
+    this.cancelTraining();
     const run = (s: Scenario) => this.#engine.run(s);
     const out = run(this.scenario);
     if (out.ok) {
@@ -194,6 +382,12 @@ export class Session {
       const prob = out.trace.algorithm === 'prob';
       this.full = prob ? run(fullComparison(this.scenario)) : null;
       this.reference = prob ? pitfallComparison(this.scenario, this.#stash, run) : null;
+      const s = this.scenario;
+      this.exact = WITH_EXACT_WEIGHTS.includes(out.trace.algorithm) && out.trace.exact_weights === undefined && exactIsSmall(s)
+        ? run(exactScenario(s, traits(s).scale === true))
+        // flash: full attention on the very same scenario, whose context it must equal
+        : out.trace.algorithm === 'flash' && exactIsSmall(s) ? run(flashFull(s)) : null;
+      this.sparse = isSparse(s) && out.trace.allowed !== undefined ? sparsePatterns(s, this.#sparseKept, run) : null;
     } else {
       this.error = { field: out.field, message: out.error };
     }

@@ -62,7 +62,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       const input = h('input', {
         type: slider ? 'range' : 'number', value: value === undefined ? '' : String(value),
         min: prop.min !== undefined ? String(prop.min) : undefined,
-        max: prop.max !== undefined ? String(prop.max) : undefined,
+        max: (prop.maxOf?.(s) ?? prop.max) !== undefined ? String(prop.maxOf?.(s) ?? prop.max) : undefined,
         step: String(prop.step ?? (isInt ? 1 : 'any')),
         dataset: { key },
         attrs: { 'aria-invalid': ctx.isInvalid(key) ? 'true' : null },

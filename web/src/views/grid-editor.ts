@@ -4,7 +4,8 @@ import { h } from '../dom';
 import { at, fmt, range } from '../format';
 import { pathText } from '../state';
 
-const MAX_EDIT_CELLS = 400;
+/** Up to L = 64 at E = 16: an edit re-renders the results only, never the grids (issue 8). */
+const MAX_EDIT_CELLS = 1024;
 
 export interface TensorEditorOptions {
   name: string;          // 'q' | 'k' | 'v'

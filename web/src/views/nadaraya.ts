@@ -6,6 +6,7 @@ import { h } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Scenario, Trace } from '../compute';
 import { t, type Lang } from '../i18n';
+import { label, svg, textWidth } from './svg';
 
 export interface NadarayaViewOptions {
   trace: Trace;
@@ -14,26 +15,8 @@ export interface NadarayaViewOptions {
   lang: Lang;
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 /** Past this many epochs the loss is a line without a dot per epoch. */
 const MAX_LOSS_POINTS = 200;
-
-/** Rough width of a legend text: CJK characters are wider. */
-const textWidth = (s: string) => [...s].reduce((w, ch) => w + (/[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 6.2), 0);
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {},
-  ...children: (SVGElement | null)[]): SVGElementTagNameMap[K] {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
-
-function label(x: number, y: number, text: string, cls: string, anchor = 'middle'): SVGTextElement {
-  const el = svg('text', { x, y, class: cls, 'text-anchor': anchor });
-  el.textContent = text;
-  return el;
-}
 
 /** A string with {name} placeholders filled. */
 const fill = (s: string, v: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (m, k: string) => (k in v ? String(v[k]) : m));

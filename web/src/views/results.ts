@@ -3,7 +3,7 @@
 import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../compute';
-import { t, type Lang } from '../i18n';
+import { t, type Key, type Lang } from '../i18n';
 import { heatmap } from './heatmap';
 
 export interface ResultsOptions {
@@ -53,12 +53,12 @@ export function contextMap(trace: Trace, field: string, title: string, caption: 
   });
 }
 
-function bhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
-  color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean): HTMLElement {
+export function bhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+  color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HTMLElement {
   const values = sliceBH(trace[field], b, hh);
   return heatmap({
     title, caption, field, values, color, masked,
-    rowLabels: labels('q', values.length), colLabels: labels('k', values[0]?.length ?? 0),
+    rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
   });
 }
@@ -83,6 +83,11 @@ const SCORES: Record<string, string> = {
   lsh: 'scores = scale · q_i · q_j (same bucket)',
 };
 
+/** The title of `weights` where it is not softmax(masked scores) over the keys. */
+const WEIGHTS: Record<string, Key> = {
+  linear: 'weightsImplied', performer: 'weightsImplied', linformer: 'weightsLinformer', pooling: 'weightsPooled', lsh: 'weightsLsh',
+};
+
 export function results(o: ResultsOptions): HTMLElement {
   const { trace, b, lang } = o;
   const hh = o.h;
@@ -92,11 +97,12 @@ export function results(o: ResultsOptions): HTMLElement {
   if (trace.scores !== undefined) maps.append(bhMap(trace, 'scores', scoresTitle, t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt));
   if (trace.allowed !== undefined) maps.append(bhMap(trace, 'allowed', t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool'));
   if (trace.weights !== undefined && shapeOf(trace.weights).length === 4) {
-    maps.append(bhMap(trace, 'weights', t(lang, 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt));
+    maps.append(bhMap(trace, 'weights', t(lang, WEIGHTS[trace.algorithm] ?? 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt));
   } else if (trace.weights !== undefined) {
-    const w = trace.weights as unknown[][];
+    const three = shapeOf(trace.weights).length === 3; // bahdanau's (B, T_tgt, T_src): the selected item
+    const w = (three ? at(trace.weights, [b]) ?? [] : trace.weights) as unknown[][];
     maps.append(heatmap({ title: 'weights', caption: t(lang, 'weightsCaption'), field: 'weights', values: w, color: 'weights',
-      rowLabels: labels('', w.length), colLabels: labels('', w[0]?.length ?? 0), indexOf: (i, j) => `${i},${j}` }));
+      rowLabels: labels('', w.length), colLabels: labels('', w[0]?.length ?? 0), indexOf: (i, j) => (three ? `${b},${i},${j}` : `${i},${j}`) }));
   }
   if (trace.head_weights !== undefined) {
     maps.append(bhMap(trace, 'head_weights', `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights'));

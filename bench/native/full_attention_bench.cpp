@@ -1,0 +1,60 @@
+// In-process timing of the project's full attention (the fused kernel), native build, for
+// bench/full_attention.mjs: no process start, no JSON in the timed part.
+//
+//   attnplay_bench L E D reps float32|float64   ->  one line of JSON: {"L", "ms", "median_ms", "checksum"}
+//
+// Inputs are bench/lib.mjs's uniforms(n, seed) (mulberry32 in [-1, 1)) with the seeds the JS side
+// uses (q: L + 1, k: L + 2, v: L + 3), so every engine sees the same numbers.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../../core/full_attention.hpp"
+
+using namespace attnplay;
+
+static Tensor uniforms(std::size_t L, std::size_t X, std::uint32_t seed) {
+  Tensor t = Tensor::from_shape({1, L, 1, X});
+  std::uint32_t a = seed;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    a += 0x6d2b79f5u;
+    std::uint32_t x = a;
+    x = (x ^ (x >> 15)) * (x | 1u);
+    x ^= x + (x ^ (x >> 7)) * (x | 61u);
+    t.data()[i] = double(x ^ (x >> 14)) / 4294967296.0 * 2 - 1;
+  }
+  return t;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: attnplay_bench L E D reps float32|float64\n");
+    return 2;
+  }
+  const std::size_t L = std::stoul(argv[1]), E = std::stoul(argv[2]), D = std::stoul(argv[3]);
+  const int reps = std::stoi(argv[4]);
+  const Dtype dtype = std::string(argv[5]) == "float32" ? Dtype::float32 : Dtype::float64;
+  const Tensor q = uniforms(L, E, std::uint32_t(L + 1)), k = uniforms(L, E, std::uint32_t(L + 2)),
+               v = uniforms(L, D, std::uint32_t(L + 3));
+  const double scale = 1.0 / std::sqrt(double(E));
+  double checksum = 0;
+  std::vector<double> ms;
+  for (int r = 0; r <= reps; ++r) {  // one warm-up
+    const auto t0 = std::chrono::steady_clock::now();
+    const Trace t = full_attention(q, k, v, scale, Mask{}, TraceLevel::context, dtype);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    checksum = t.tensor("context")(0, 0, 0, 0);
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  std::printf("{\"L\": %zu, \"ms\": %.6f, \"median_ms\": %.6f, \"checksum\": %.17g}\n", L, sorted[0], median, checksum);
+  return 0;
+}

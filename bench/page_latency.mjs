@@ -1,0 +1,131 @@
+// The page's edit latency in headless Chromium: one edit -> the new trace -> layout, p50/p95 over
+// `EDITS` edits, for every toy preset with an editable Q, K or V grid and for full attention at
+// L = 64 and L = 256 (E = D = 16). Serves dist/ as `npm start` does (scripts/serve.mjs, its CSP).
+//
+// An edit: a number typed into a cell of the first tensor grid (an `input` event, as a learner
+// types), or, where the grid is not shown, `el.setScenario` with that one cell changed (what the
+// JSON panel or a tutorial's script does). The time runs from the edit until the element has
+// dispatched its `trace` event and the page has been laid out again (a forced layout), measured
+// in the page with performance.now(). Writes bench/results/page_latency.json. Never asserts a time.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from '../scripts/serve.mjs';
+import { uniforms } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.join(here, '..', 'dist');
+const EDITS = Number(process.env.EDITS || 50);
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function tensor(B, L, H, E, seed) {
+  const u = uniforms(B * L * H * E, seed);
+  let k = 0;
+  return Array.from({ length: B }, () => Array.from({ length: L }, () => Array.from({ length: H }, () =>
+    Array.from({ length: E }, () => Math.round(u[k++] * 1000) / 1000))));
+}
+
+const large = (L) => ({ algorithm: 'full', q: tensor(1, L, 1, 16, 1), k: tensor(1, L, 1, 16, 2), v: tensor(1, L, 1, 16, 3) });
+
+/** In the page: EDITS edits of one cell, each timed from the edit to the trace and a layout. */
+async function measure(page, edits) {
+  return page.evaluate(async (n) => {
+    const el = document.querySelector('attention-playground');
+    const root = el.shadowRoot;
+    const input = root.querySelector('.panel-tensors [data-tensor] input[data-key]');
+    const ms = [];
+    for (let r = 0; r < n + 3; r++) {
+      const value = ((r % 7) - 3) / 4 + 0.125;
+      const traced = new Promise((resolve) => el.addEventListener('trace', resolve, { once: true }));
+      const t0 = performance.now();
+      if (input) {
+        input.value = String(value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      } else {
+        const s = el.scenario;
+        s.q[0][0][0][0] = value;
+        el.setScenario(s);
+      }
+      const late = await Promise.race([traced.then(() => false),
+        new Promise((resolve) => setTimeout(() => resolve(true), 10000))]);
+      if (late) return { method: 'no trace after an edit (an error?)', ms: [NaN] };
+      void root.querySelector('.app').getBoundingClientRect(); // style and layout, forced now
+      const t = performance.now() - t0;
+      if (r >= 3) ms.push(t); // three warm-up edits
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    }
+    return { method: input ? `cell ${input.dataset.key}` : 'setScenario', ms };
+  }, edits);
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+};
+const round = (x) => Math.round(x * 100) / 100;
+
+async function main() {
+  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/index.html is missing: run npm run build');
+  const server = createServer(dist);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-bench-'));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const rows = [];
+  try {
+    await page.goto(base);
+    await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+    const presets = await page.evaluate(() => document.querySelector('attention-playground').presets
+      .map((p) => ({ name: p.name, scenario: p.scenario })));
+    const cases = [];
+    for (const p of presets) cases.push({ name: p.name, kind: 'preset', hash: `#preset=${p.name}` });
+    for (const L of [64, 256]) cases.push({ name: `full L=${L} E=D=16`, kind: 'large', L });
+    for (const c of cases) {
+      await page.goto('about:blank');
+      await page.goto(base + (c.hash ?? ''));
+      await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+      if (c.kind === 'large') {
+        await page.evaluate((s) => new Promise((resolve) => {
+          const el = document.querySelector('attention-playground');
+          el.addEventListener('trace', () => resolve(), { once: true });
+          el.setScenario(s);
+        }), large(c.L));
+        await page.waitForTimeout(300);
+      } else {
+        const editable = await page.evaluate(() =>
+          !!document.querySelector('attention-playground').shadowRoot.querySelector('.panel-tensors [data-tensor] input[data-key]'));
+        if (!editable) continue; // no Q/K/V grid (Nadaraya-Watson, positional encoding, Bahdanau)
+      }
+      const { method, ms } = await measure(page, EDITS);
+      const row = { case: c.name, kind: c.kind, method, edits: ms.length, p50_ms: round(quantile(ms, 0.5)),
+        p95_ms: round(quantile(ms, 0.95)), max_ms: round(Math.max(...ms)) };
+      rows.push(row);
+      console.log(`${row.case.padEnd(32)} ${String(row.p50_ms).padStart(8)} ${String(row.p95_ms).padStart(8)} ms  (${method})`);
+    }
+  } finally {
+    await context.close();
+    server.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  }
+  const toy = rows.filter((r) => r.kind === 'preset');
+  const summary = {
+    toy_presets_p95_ms: round(Math.max(...toy.map((r) => r.p95_ms))),
+    toy_presets_worst: toy.reduce((a, b) => (b.p95_ms > a.p95_ms ? b : a), toy[0])?.case,
+    L64_p95_ms: rows.find((r) => r.case.startsWith('full L=64'))?.p95_ms,
+    L256_p95_ms: rows.find((r) => r.case.startsWith('full L=256'))?.p95_ms,
+  };
+  console.log(`\ntoy presets p95 (worst of ${toy.length}): ${summary.toy_presets_p95_ms} ms (${summary.toy_presets_worst}); ` +
+    `L = 64: ${summary.L64_p95_ms} ms; L = 256: ${summary.L256_p95_ms} ms`);
+  fs.mkdirSync(path.join(here, 'results'), { recursive: true });
+  fs.writeFileSync(path.join(here, 'results', 'page_latency.json'), JSON.stringify({
+    what: 'edit -> trace event -> forced layout, headless Chromium, ms', edits: EDITS, date: new Date().toISOString(),
+    load: os.loadavg(), cpus: os.cpus().length, summary, rows }, null, 2) + '\n');
+}
+
+await main();

@@ -1,0 +1,57 @@
+#include "../flash_attention.hpp"
+#include "adapters.hpp"
+
+namespace attnplay {
+
+// "block_q", "block_k": default 2 at toy sizes (L <= 16, so that every key block shows), else 64.
+Trace run_flash(ScenarioContext& ctx) {
+  const AttentionInputs in = read_attention_inputs(ctx);
+  const auto d = attention_dims(in.q, in.v);
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  const auto block_q = static_cast<std::size_t>(ctx.fields.integer("block_q", d.L_Q <= 16 ? 2 : 64, 1, big));
+  const auto block_k = static_cast<std::size_t>(ctx.fields.integer("block_k", d.L_K <= 16 ? 2 : 64, 1, big));
+  const std::uint64_t T = (d.L_K + block_k - 1) / block_k;
+  if (ctx.level == TraceLevel::full) {
+    check_size(std::uint64_t{d.B} * d.H * d.L_Q * T, "block_k", "the (B, H, L_Q, T) running max and sum",
+               "; use a larger block_k or \"trace\": \"context\"");
+    check_size(std::uint64_t{d.B} * d.H * T * d.L_Q * d.D, "block_k", "the (B, H, T, L_Q, D) partial context",
+               "; use a larger block_k or \"trace\": \"context\"");
+  }
+  check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K);
+  ctx.dtype_honoured = true;
+  return flash_attention(in.q, in.k, in.v, in.scale, mask, block_q, block_k, ctx.level, ctx.dtype);
+}
+
+// The seeds' softmax toy with its keys in reverse order (scores 0, 1, 2: the same context
+// [7.55, 5.80]), in key blocks of 2, so the running max rises in the second block and the first
+// block's sum and context shrink by exp(1 - 2); and a causal sequence of 6.
+std::vector<Preset> flash_presets() {
+  std::vector<Preset> p;
+  p.push_back({"flash-toy", "Online softmax: the softmax toy in key blocks of 2",
+               "在线 softmax:softmax 玩具例子,每块 2 个键",
+               "The seed's toy (scores 0, 1, 2 with v = [10,10], [0,20], [10,0]) seen two keys at a time. After "
+               "block 0 the running max is 1, the running sum e^-1 + 1 = 1.368 and the unnormalised context "
+               "[3.68, 23.68]; block 1 brings the score 2: the max rises to 2, the old sum and context shrink by "
+               "e^-1 (0.368), and the sum becomes 1.503. Context = [11.35, 8.71] / 1.503 = [7.55, 5.80], exactly "
+               "full attention's.",
+               json::parse(R"({"algorithm": "flash", "q": [[[[1]]]], "k": [[[[0]], [[1]], [[2]]]],
+                   "v": [[[[10, 10]], [[0, 20]], [[10, 0]]]], "block_q": 2, "block_k": 2})")});
+  Rng rng(5, RngStream::data);
+  json s = {{"algorithm", "flash"}};
+  s["q"] = normal_nested(rng, {1, 6, 1, 2});
+  s["k"] = normal_nested(rng, {1, 6, 1, 2});
+  s["v"] = normal_nested(rng, {1, 6, 1, 2});
+  s["mask"] = {{"kind", "causal"}};
+  s["block_q"] = 2;
+  s["block_k"] = 2;
+  p.push_back({"flash-causal", "FlashAttention with a causal mask, 6 tokens in 3 key blocks",
+               "带因果掩码的 FlashAttention:6 个词元,3 个键块",
+               "Query i sees keys 0..i only: in the key blocks to its right nothing is added, so its running max, "
+               "sum and partial context stay as they were (a real kernel skips those tiles). The last partial "
+               "context divided by the last running sum is full attention's causal context.",
+               s});
+  return p;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,220 @@
+// Issue 8, the page's part: the WASM as its own file (streamed) and views loaded on demand; the
+// single file still alone from file://; large maps on a canvas whose hover gives the trace's exact
+// value; an edit updates the edited cell's row and column to the new trace's; the flash step view's
+// numbers are the trace's. Headless Chromium against dist/ served by scripts/serve.mjs (its CSP).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { load } from '../../wasm/attnplay.mjs';
+import { dist, launch, nested, openUrl, scenarioOf, traceOf } from './harness.mjs';
+
+let page, base, problems, browser, wasm;
+
+before(async () => {
+  wasm = await load();
+  ({ page, base, problems, close: browser } = await launch());
+});
+after(async () => { await browser?.(); });
+
+const el = () => page.locator('attention-playground').first();
+
+/** Deterministic numbers in [-1, 1), 3 decimals. */
+function tensor(L, E, seed) {
+  let a = seed >>> 0;
+  const next = () => { a = (Math.imul(a, 1664525) + 1013904223) >>> 0; return Math.round(((a / 4294967296) * 2 - 1) * 1000) / 1000; };
+  return [Array.from({ length: L }, () => [Array.from({ length: E }, next)])];
+}
+
+/** Sets a scenario through the element's API and waits for its trace. */
+async function setScenario(scenario) {
+  await page.evaluate((s) => new Promise((resolve) => {
+    const e = document.querySelector('attention-playground');
+    e.addEventListener('trace', () => resolve(), { once: true });
+    e.setScenario(s);
+  }), scenario);
+}
+
+/** Hovers cell (i, j) of the canvas map `field`; returns what the map says about it. */
+async function hover(field, i, j, exactCell = true) {
+  const fig = el().locator(`figure[data-field="${field}"]`);
+  const canvas = fig.locator('canvas');
+  // off-screen results are laid out when scrolled to (content-visibility): wait until the box is still
+  let box = null;
+  for (let tries = 0; tries < 20; tries++) {
+    await canvas.scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const next = await canvas.boundingBox();
+    if (box && next && Math.abs(next.x - box.x) < 0.5 && Math.abs(next.y - box.y) < 0.5) break;
+    box = next;
+  }
+  const rows = Number(await fig.getAttribute('data-rows')), cols = Number(await fig.getAttribute('data-cols'));
+  await page.mouse.move(box.x + ((j + 0.5) / cols) * box.width, box.y + ((i + 0.5) / rows) * box.height);
+  const out = fig.locator('output.map-hover');
+  await page.waitForFunction(([f, r, c, exactCell]) => {
+    const o = document.querySelector('attention-playground').shadowRoot.querySelector(`figure[data-field="${f}"] output.map-hover`);
+    return exactCell ? o?.dataset.row === String(r) && o?.dataset.col === String(c)
+      : Math.abs(Number(o?.dataset.row) - r) <= 1 && Math.abs(Number(o?.dataset.col) - c) <= 1;
+  }, [field, i, j, exactCell]);
+  return { index: await out.getAttribute('data-index'), value: Number(await out.getAttribute('data-value')) };
+}
+
+test('first load: the WASM is a file of its own, streamed as application/wasm; the element module is small', async () => {
+  const wasmResponses = [];
+  const onResponse = (r) => { if (r.url().endsWith('.wasm')) wasmResponses.push(r); };
+  page.on('response', onResponse);
+  await openUrl(page, base + '#preset=softmax-toy');
+  page.off('response', onResponse);
+  assert.equal(wasmResponses.length, 1, 'one .wasm fetched');
+  assert.equal(wasmResponses[0].headers()['content-type'], 'application/wasm');
+  const js = fs.readFileSync(path.join(dist, 'attention-playground.js'), 'utf8');
+  assert.doesNotMatch(js, /data:application\/octet-stream;base64,AGFzbQ/, 'no inlined wasm in the element module');
+  assert.ok(js.length < 200_000, `attention-playground.js is ${js.length} bytes`);
+  assert.ok(fs.readdirSync(path.join(dist, 'assets')).some((f) => /^attnplay_core-.*\.wasm$/.test(f)));
+  // the numbers are still the core's
+  const trace = await traceOf(page);
+  assert.ok(Math.abs(nested(trace.context, '0,0,0,0') - 7.552715289452022) < 1e-12);
+  assert.deepEqual(problems, []);
+});
+
+test('the single file works from file:// with no other file: the WASM inlined, nothing fetched', async () => {
+  const file = path.join(dist, 'attention-playground.html');
+  const html = fs.readFileSync(file, 'utf8');
+  assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+(stylesheet|modulepreload)/);
+  const requests = [];
+  const onRequest = (r) => { if (!r.url().startsWith('data:')) requests.push(r.url()); };
+  page.on('request', onRequest);
+  await page.goto('about:blank');
+  await page.goto('file://' + file + '#preset=prob-toy');
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+  // the prob view (a chunk of its own on index.html) is inlined here
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-steps]'));
+  page.off('request', onRequest);
+  assert.deepEqual(requests.filter((u) => !u.startsWith('file://' + file)), [], 'only the file itself');
+  const trace = await traceOf(page);
+  assert.equal(trace.algorithm, 'prob');
+});
+
+test('a view that is not needed at first (ProbAttention) is loaded when it is', async () => {
+  const chunks = [];
+  const onResponse = (r) => { if (/\/assets\/.*\.js$/.test(r.url())) chunks.push(r.url().replace(/^.*\/assets\//, '')); };
+  page.on('response', onResponse);
+  await openUrl(page, base + '#preset=softmax-toy');
+  assert.ok(!chunks.some((c) => /^(prob|pitfalls|performer|sparse|flash)-/.test(c)), `loaded at first: ${chunks.join(', ')}`);
+  await el().locator('[data-key="preset"]').selectOption('prob-toy');
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-steps]'));
+  page.off('response', onResponse);
+  assert.ok(chunks.some((c) => /^prob-/.test(c)), `then: ${chunks.join(', ')}`);
+});
+
+test('a map above 400 cells is a canvas; hovering a pixel gives the exact value of the trace at that cell', async () => {
+  await openUrl(page, base + '#preset=softmax-toy');
+  const L = 40;
+  await setScenario({ algorithm: 'full', q: tensor(L, 8, 1), k: tensor(L, 8, 2), v: tensor(L, 8, 3), mask: { kind: 'causal' } });
+  const trace = await traceOf(page);
+  assert.equal(await el().locator('figure[data-field="scores"] canvas').count(), 1);
+  assert.equal(await el().locator('figure[data-field="scores"] td').count(), 0);
+  for (const [field, i, j] of [['weights', 0, 0], ['weights', 17, 5], ['weights', 39, 39], ['scores', 22, 31], ['scores', 3, 2]]) {
+    const got = await hover(field, i, j);
+    assert.equal(got.index, `0,0,${i},${j}`);
+    assert.equal(got.value, nested(trace[field], got.index), `${field}[${got.index}]`);
+  }
+  // context (40 × 8 = 320 cells) stays a table with its values written in
+  assert.ok(await el().locator('figure[data-field="context"] td[data-index]').count() === L * 8);
+});
+
+test('a map wider than the pixels is downsampled, with a note; hover still gives the exact cell', async () => {
+  await openUrl(page, base + '#preset=softmax-toy');
+  const L = 700;
+  await setScenario({ algorithm: 'full', trace: 'full', q: tensor(L, 2, 4), k: tensor(L, 2, 5), v: tensor(L, 2, 6) });
+  const fig = el().locator('figure[data-field="weights"]');
+  assert.equal(await fig.getAttribute('data-downsampled'), '2');
+  assert.match(await fig.locator('.dims-note').innerText(), /downsampled/);
+  const trace = await traceOf(page);
+  const got = await hover('weights', 351, 128, false);
+  assert.equal(got.value, nested(trace.weights, got.index));
+  const [, , i, j] = got.index.split(',').map(Number);
+  assert.ok(Math.abs(i - 351) <= 1 && Math.abs(j - 128) <= 1, got.index);
+});
+
+test('an edit updates the edited cell\'s row and column (and every other map value) to the new trace\'s', async () => {
+  await openUrl(page, base + '#preset=softmax-toy');
+  const L = 24; // q, k, v: 24 × 8 cells, editable; scores 24 × 24: a canvas
+  await setScenario({ algorithm: 'full', q: tensor(L, 8, 7), k: tensor(L, 8, 8), v: tensor(L, 8, 9) });
+  const before = await traceOf(page);
+  await page.evaluate(() => new Promise((resolve) => {
+    const e = document.querySelector('attention-playground');
+    e.addEventListener('trace', () => resolve(), { once: true });
+    const input = e.shadowRoot.querySelector('[data-key="k[0][5][0][2]"]');
+    input.value = '2.5';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }));
+  const scenario = await scenarioOf(page);
+  assert.equal(scenario.k[0][5][0][2], 2.5);
+  const expected = wasm.run(scenario);
+  const trace = await traceOf(page);
+  assert.deepEqual(trace.scores, expected.scores);
+  // key 5's column of scores changed; every row of weights and context changed with it
+  assert.notEqual(nested(before.scores, '0,0,3,5'), nested(expected.scores, '0,0,3,5'));
+  for (const i of [0, 3, 23]) {
+    const got = await hover('scores', i, 5);
+    assert.equal(got.value, nested(expected.scores, `0,0,${i},5`), `scores[${i}][5]`);
+    const w = await hover('weights', i, 11);
+    assert.equal(w.value, nested(expected.weights, `0,0,${i},11`), `weights[${i}][11]`);
+  }
+  const cells = await el().locator('figure[data-field="context"] td[data-index]').evaluateAll((tds) =>
+    tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+  assert.equal(cells.length, L * 8);
+  for (const [index, v] of cells) assert.equal(v, nested(expected.context, index), `context[${index}]`);
+  // the edited input keeps its text and focus-free state; the other inputs are untouched
+  assert.equal(await el().locator('[data-key="k[0][5][0][2]"]').inputValue(), '2.5');
+  assert.equal(Number(await el().locator('[data-key="k[0][5][0][3]"]').inputValue()), scenario.k[0][5][0][3]);
+});
+
+test('flash: each key block\'s running max, rescale factor, running sum and output are the trace\'s; the last block equals full attention', async (t) => {
+  const algorithms = wasm.algorithms().map((a) => a.name);
+  if (!algorithms.includes('flash')) {
+    t.skip('the core registers no `flash` yet');
+    return;
+  }
+  await openUrl(page, base + '#preset=softmax-toy');
+  const scenario = { algorithm: 'flash', block_q: 2, block_k: 2, q: tensor(5, 3, 11), k: tensor(5, 3, 12), v: tensor(5, 3, 13) };
+  await setScenario(scenario);
+  const trace = await traceOf(page);
+  const expected = wasm.run(scenario);
+  const full = wasm.run({ ...scenario, algorithm: 'full', block_q: undefined, block_k: undefined });
+  const T = expected.running_max[0][0][0].length;
+  assert.equal(T, 3);
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="flash"]'));
+  const view = el().locator('[data-field="flash"]');
+  const read = (field) => view.locator(`td[data-field="${field}"]`).evaluateAll((tds) =>
+    tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+  for (let step = 0; step < T; step++) {
+    await view.locator('[data-key="flash.step"]').fill(String(step));
+    await page.waitForFunction((s) => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-field="flash.step"]')?.textContent.includes(`${s + 1} /`), step);
+    const maxes = await read('running_max');
+    const sums = await read('running_sum');
+    const factors = await read('flash.factor');
+    assert.equal(maxes.length, 5);
+    for (const [index, v] of maxes) assert.equal(v, nested(trace.running_max, index), `running_max[${index}]`);
+    for (const [index, v] of sums) assert.equal(v, nested(trace.running_sum, index), `running_sum[${index}]`);
+    for (const [i, f] of factors) {
+      const mNew = trace.running_max[0][0][Number(i)][step];
+      const mOld = step > 0 ? trace.running_max[0][0][Number(i)][step - 1] : -Infinity;
+      assert.equal(f, mOld === -Infinity ? 0 : Math.exp(mOld - mNew), `factor q${i} at block ${step}`);
+    }
+    const partial = await view.locator('figure[data-field="partial_context"] td[data-index]').evaluateAll((tds) =>
+      tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+    for (const [index, v] of partial) assert.equal(v, nested(trace.partial_context, index), `partial_context[${index}]`);
+  }
+  // at the last block, the output so far is full attention's context
+  const out = await view.locator('figure[data-field="flash.output"] td[data-index]').evaluateAll((tds) =>
+    tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
+  for (const [index, v] of out) {
+    const [i, d] = index.split(',').map(Number);
+    assert.ok(Math.abs(v - full.context[0][i][0][d]) <= 1e-12, `output[${index}]`);
+  }
+  assert.ok(Number(await view.locator('[data-field="flash.gap"]').getAttribute('data-value')) <= 1e-12);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,77 @@
+// Headless Chromium against dist/ served by scripts/serve.mjs (with its CSP), for the page suites:
+// the launch, the console/CSP watch, and small helpers to read what the element shows.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from '../../scripts/serve.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const dist = path.join(root, 'dist');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations. */
+export async function launch() {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
+  const server = createServer(dist);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
+  });
+  await context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  const close = async () => {
+    await context.close();
+    server.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  };
+  return { page, base, problems, close };
+}
+
+/** A fresh load of `url` (never a same-document hash change), once the element has a trace. */
+export async function openUrl(page, url) {
+  await page.goto('about:blank');
+  await page.goto(url);
+  const state = await (await page.waitForFunction(() => {
+    const el = document.querySelector('attention-playground');
+    if (el?.trace != null) return 'ok';
+    return el?.shadowRoot?.querySelector('.app > .error')?.textContent || false;
+  })).jsonValue();
+  assert.equal(state, 'ok', `the page could not start: ${state}`);
+}
+
+export const scenarioOf = (page) => page.evaluate(() => document.querySelector('attention-playground').scenario);
+export const traceOf = (page) => page.evaluate(() => document.querySelector('attention-playground').trace);
+
+/** [data-index, Number(data-value)] of every cell of the figure `field` under `host`. */
+export async function cellsOf(host, field) {
+  return host.locator(`[data-field="${field}"] td[data-index]`).evaluateAll((tds) =>
+    tds.map((td) => [td.dataset.index, td.dataset.value]));
+}
+
+export function nested(t, index) {
+  return index.split(',').map(Number).reduce((a, i) => a[i], t);
+}
+
+/** Every cell of figure `field` equals the tensor at its index (numbers to `tol`, booleans exactly). */
+export async function assertCells(host, field, tensor, tol = 1e-12) {
+  const cells = await cellsOf(host, field);
+  assert.ok(cells.length > 0, `${field}: no cells`);
+  for (const [index, text] of cells) {
+    const want = nested(tensor, index);
+    if (typeof want === 'boolean') assert.equal(text, String(want), `${field}[${index}]`);
+    else assert.ok(Math.abs(Number(text) - want) <= tol, `${field}[${index}]: ${text} vs ${want}`);
+  }
+  return cells.length;
+}

@@ -1,0 +1,129 @@
+// The views of d2l's attention chapter (issue 9) for one element: which view goes with which
+// trace, the state each view keeps for itself (the complexity table's n, d, k and its measured
+// runs, positional encoding's columns and δ, the scale argument's d and draws), and the Bahdanau
+// training's wiring to the Session. The element appends what `views()` returns to its results.
+import type { Engine, Outcome, Scenario } from './compute';
+import {
+  COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats,
+  type ComplexityParams, type Measured, type ScaleParams, type ScaleStats, type Session,
+} from './state';
+import { runBatch, type BatchHandle } from './sweep';
+import type { Lang } from './i18n';
+import { bahdanauView, trainProgress } from './views/bahdanau';
+import { complexityView } from './views/complexity';
+import { POSITIONAL_DEFAULTS, positionalView, type PositionalParams } from './views/positional';
+import { scaleView } from './views/scale';
+import { additiveView } from './views/additive';
+
+export { runTraining } from './train';
+
+export class ChapterViews {
+  readonly #engine: Engine;
+  readonly #session: Session;
+  /** Redraws the results (after a view's own control changed or its runs finished). */
+  readonly #redraw: () => void;
+  #complexity: ComplexityParams = { ...COMPLEXITY_DEFAULTS };
+  #measured: { key: string; values: Measured[] | null; status: 'idle' | 'running' | 'done' | 'cancelled' | 'failed'; message: string | null } =
+    { key: '', values: null, status: 'idle', message: null };
+  #batch: BatchHandle | null = null;
+  #positional: PositionalParams = { ...POSITIONAL_DEFAULTS, columns: [...POSITIONAL_DEFAULTS.columns] };
+  #scale: ScaleParams = { ...SCALE_DEFAULTS };
+  #scaleCache: { key: string; stats: ScaleStats; scaled: Outcome; unscaled: Outcome } | null = null;
+
+  constructor(engine: Engine, session: Session, redraw: () => void) {
+    this.#engine = engine;
+    this.#session = session;
+    // deferred and coalesced: a view's control may fire again (change on blur) while the redraw
+    // removes it, and a nested redraw would remove nodes twice
+    let due = false;
+    this.#redraw = () => {
+      if (due) return;
+      due = true;
+      queueMicrotask(() => { due = false; redraw(); });
+    };
+  }
+
+  /** A training progress report: redraws the training part only (the end redraws everything). */
+  progress(root: ShadowRoot, lang: Lang): void {
+    const part = root.querySelector<HTMLElement>('[data-part="training"]');
+    if (part) trainProgress(part, this.#bahdanauOptions(lang));
+  }
+
+  #bahdanauOptions(lang: Lang) {
+    const s = this.#session;
+    return { trace: s.trace, scenario: s.scenario, training: s.training, b: s.b, lang,
+      onCancel: () => { s.cancelTraining(); this.#redraw(); },
+      onRetrain: () => { s.startTraining(true); this.#redraw(); } };
+  }
+
+  /** The chapter's views for the current scenario and trace (possibly none). */
+  views(lang: Lang): HTMLElement[] {
+    const { trace, scenario: s, b } = this.#session;
+    const out: HTMLElement[] = [];
+    if (s.algorithm === 'bahdanau') out.push(bahdanauView(this.#bahdanauOptions(lang)));
+    if (trace?.algorithm === 'positional_encoding' && Array.isArray(trace.P) && s.algorithm === 'positional_encoding') {
+      out.push(positionalView({ trace, scenario: s, params: this.#positional, lang,
+        onParams: (p) => { Object.assign(this.#positional, p); this.#redraw(); } }));
+      out.push(this.#complexityView(lang));
+    }
+    if (trace?.algorithm === 'additive' && s.algorithm === 'additive') {
+      const v = additiveView(trace, b, lang);
+      if (v) out.push(v);
+    }
+    if (trace?.algorithm === 'full' && s.algorithm === 'full') out.push(this.#scaleView(lang));
+    return out;
+  }
+
+  // ---- the complexity table: measured in the worker when n, d or k change ----
+
+  #complexityView(lang: Lang): HTMLElement {
+    const key = complexityKey(this.#complexity);
+    if (this.#measured.key !== key) this.#measure();
+    return complexityView({ params: this.#complexity, measured: this.#measured.values, status: this.#measured.status,
+      message: this.#measured.message, lang,
+      onParam: (k, v) => { this.#complexity = { ...this.#complexity, [k]: v }; this.#redraw(); },
+      onCancel: () => { this.#batch?.cancel(); this.#batch = null; this.#measured.status = 'cancelled'; this.#redraw(); } });
+  }
+
+  #measure(): void {
+    this.#batch?.cancel();
+    const params = { ...this.#complexity };
+    const key = complexityKey(params);
+    const state = { key, values: null as Measured[] | null, status: 'running' as const, message: null as string | null };
+    this.#measured = state;
+    const handle = runBatch(complexityJob(params), () => {});
+    this.#batch = handle;
+    handle.done.then((result) => {
+      if (this.#measured !== state) return;
+      Object.assign(state, { values: measuredCosts(result.values), status: 'done' });
+      this.#batch = null;
+      this.#redraw();
+    }, (e: unknown) => {
+      if (this.#measured !== state) return;
+      const cancelled = e instanceof Error && e.name === 'AbortError';
+      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
+      this.#batch = null;
+      this.#redraw();
+    });
+  }
+
+  // ---- the scale argument: draws in TS, the softmax rows by the core ----
+
+  #scaleView(lang: Lang): HTMLElement {
+    const p = this.#scale;
+    const key = JSON.stringify(p);
+    if (this.#scaleCache?.key !== key) {
+      const { scaled, unscaled } = scaleScenarios(p);
+      this.#scaleCache = { key, stats: scaleStats(p), scaled: this.#engine.run(scaled as Scenario), unscaled: this.#engine.run(unscaled as Scenario) };
+    }
+    const c = this.#scaleCache;
+    return scaleView({ params: p, stats: c.stats, scaled: c.scaled, unscaled: c.unscaled, lang,
+      onParams: (q) => { this.#scale = { ...this.#scale, ...q }; this.#redraw(); } });
+  }
+
+  /** Stops what runs in the background (the element left the page). */
+  dispose(): void {
+    this.#batch?.cancel();
+    this.#session.cancelTraining();
+  }
+}

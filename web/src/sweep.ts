@@ -1,0 +1,153 @@
+// Long batches of runs (the Performer sweep) off the main thread: a module Web Worker built by Vite
+// from sweep-worker.ts (a same-origin file, as the served CSP `script-src 'self'` requires). Where
+// no worker can start (dist/attention-playground.html from file://: Chromium lets no file:// page
+// start a worker from a file), the batch runs on the main thread in slices of about 12 ms, yielding
+// between slices so the page stays responsive; both report progress and can be cancelled. No DOM.
+import { getEngine } from './compute';
+import { runVariant, type BatchJob, type BatchValue, type FromWorker } from './batch';
+
+export type { BatchJob, BatchValue } from './batch';
+export type SweepMode = 'worker' | 'main';
+
+/** ms: the time spent running the core (the wall time is longer by the worker's start or the yields). */
+export interface BatchResult { values: BatchValue[]; ms: number; mode: SweepMode }
+
+export interface BatchHandle {
+  /** Resolves with the values; rejects with an Error named "AbortError" once cancelled. */
+  done: Promise<BatchResult>;
+  cancel(): void;
+}
+
+export type Progress = (done: number, total: number, mode: SweepMode) => void;
+
+const abort = () => Object.assign(new Error('cancelled'), { name: 'AbortError' });
+
+// ---- the workers: one per batch in flight (a cancel ends its batch's worker only); one kept idle ----
+
+let idle: Worker | null = null;
+/** Once a worker could not start, every batch runs on the main thread. */
+let noWorker = false;
+
+export function startWorker(): Promise<Worker | null> {
+  return new Promise((resolve) => {
+    let w: Worker;
+    try {
+      w = new Worker(new URL('./sweep-worker.ts', import.meta.url), { type: 'module', name: 'attnplay-sweep' });
+    } catch {
+      resolve(null);
+      return;
+    }
+    const fail = () => { w.terminate(); resolve(null); };
+    const timer = setTimeout(fail, 10000);
+    w.addEventListener('error', (e) => { e.preventDefault(); clearTimeout(timer); fail(); }, { once: true });
+    w.addEventListener('message', (e: MessageEvent<FromWorker>) => {
+      clearTimeout(timer);
+      if (e.data.type === 'ready') resolve(w);
+      else fail();
+    }, { once: true });
+  });
+}
+
+/** A worker for one batch: the idle one, or a new one; null where none can start. */
+async function acquire(): Promise<Worker | null> {
+  if (noWorker) return null;
+  if (idle) {
+    const w = idle;
+    idle = null;
+    return w;
+  }
+  const w = await startWorker();
+  if (!w) noWorker = true;
+  return w;
+}
+
+function release(w: Worker): void {
+  if (idle) w.terminate();
+  else idle = w;
+}
+
+let nextId = 1;
+
+function inWorker(w: Worker, job: BatchJob, onProgress: Progress, cancelled: () => boolean): Promise<BatchResult> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const onMessage = (e: MessageEvent<FromWorker>) => {
+      const m = e.data;
+      if (!('id' in m) || m.id !== id) return;
+      if (m.type === 'progress') onProgress(m.done, m.total, 'worker');
+      else {
+        w.removeEventListener('message', onMessage);
+        if (m.type === 'done') resolve({ values: m.values, ms: m.ms, mode: 'worker' });
+        else reject(new Error('message' in m ? m.message : `unexpected ${m.type}`));
+      }
+    };
+    w.addEventListener('message', onMessage);
+    if (cancelled()) { w.removeEventListener('message', onMessage); reject(abort()); return; }
+    w.postMessage({ type: 'run', id, job });
+  });
+}
+
+// ---- the main thread, in slices ----
+
+/** Yields to the event loop (a message is not clamped as nested timeouts are). */
+const yieldNow = () => new Promise<void>((resolve) => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+  channel.port2.postMessage(0);
+});
+
+async function inSlices(job: BatchJob, onProgress: Progress, cancelled: () => boolean): Promise<BatchResult> {
+  const engine = await getEngine();
+  const total = job.variants.length;
+  const values: BatchValue[] = [];
+  let busy = 0; // time spent computing, as the worker reports it
+  while (values.length < total) {
+    const slice = performance.now();
+    while (values.length < total && performance.now() - slice < 12) values.push(runVariant(engine, job, values.length));
+    busy += performance.now() - slice;
+    onProgress(values.length, total, 'main');
+    await yieldNow();
+    if (cancelled()) throw abort();
+  }
+  return { values, ms: busy, mode: 'main' };
+}
+
+/** Runs a batch off the main thread when it can, else in slices; progress as it goes. */
+export function runBatch(job: BatchJob, onProgress: Progress): BatchHandle {
+  let stop = false;
+  let running: Worker | null = null;
+  let rejectNow: ((e: Error) => void) | null = null;
+  const done = new Promise<BatchResult>((resolve, reject) => {
+    rejectNow = reject;
+    acquire().then((w) => {
+      if (stop) {
+        if (w) release(w);
+        throw abort();
+      }
+      if (!w) return inSlices(job, onProgress, () => stop);
+      running = w;
+      return inWorker(w, job, onProgress, () => stop).then((result) => {
+        running = null;
+        release(w);
+        return result;
+      }, (e: unknown) => {
+        if (running === w) w.terminate();
+        running = null;
+        throw e;
+      });
+    }).then(resolve, reject);
+  });
+  return {
+    done,
+    cancel() {
+      if (stop) return;
+      stop = true;
+      if (running) {
+        // the worker is busy in its loop: end it (and only it; the next batch starts a new one)
+        running.terminate();
+        running = null;
+        rejectNow?.(abort());
+      }
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// Linear (kernel) attention, as the note builds it: sim(q_i, k_j) = φ(q_i)·φ(k_j) ≥ 0 in place of
+// exp(q_i·k_j), so the context is φ(Q) (φ(K)ᵀ V) in O(L·E·D). The implied attention matrix (the
+// trace's `weights`, drawn only for the picture) beside softmax's (full attention on the same
+// inputs), the features φ(Q), φ(K), and the error and cost beside exact attention. DOM only.
+import { h } from '../dom';
+import { at } from '../format';
+import type { Outcome, Trace } from '../compute';
+import { t, tx, type Lang, type Text } from '../i18n';
+import { approxPanel } from './approx';
+import { bhMap, contextMap } from './results';
+
+export interface LinearViewOptions {
+  trace: Trace;
+  /** Full attention on the same inputs (its weights), when the trace carries none. */
+  exact: Outcome | null;
+  featureMap: string;
+  b: number;
+  h: number;
+  lang: Lang;
+}
+
+/** sim(q, k) of each feature map, as the note writes it. */
+const SIM: Record<string, Text> = {
+  elu1: { en: 'sim(q, k) = (elu(q) + 1)·(elu(k) + 1)', zh: 'sim(q, k) = (elu(q) + 1)·(elu(k) + 1)' },
+  relu: { en: 'sim(q, k) = relu(q)·relu(k)', zh: 'sim(q, k) = relu(q)·relu(k)' },
+  softmax_qk: { en: 'softmax₁(Q) softmax₂(K)ᵀ V: softmax₁ over E for each q, softmax₂ over L_K for each column of K',
+    zh: 'softmax₁(Q) softmax₂(K)ᵀ V：softmax₁ 对每个 q 沿 E 归一化，softmax₂ 对 K 的每一列沿 L_K 归一化' },
+  cosine1: { en: 'sim(q, k) = 1 + (q/‖q‖)·(k/‖k‖)', zh: 'sim(q, k) = 1 + (q/‖q‖)·(k/‖k‖)' },
+};
+
+export interface WeightsBesideOptions {
+  trace: Trace;
+  /** Full attention on the same inputs, when the trace carries no exact_weights. */
+  exact: Outcome | null;
+  b: number;
+  h: number;
+  lang: Lang;
+  title: string;
+  /** What the algorithm's weights are (default: the implied sim / Σ sim). */
+  caption?: string;
+  /** Labels of their columns when they are not the keys (Linformer's k, pooling's L'). */
+  colLabels?: string[];
+}
+
+/** The algorithm's weights beside exact softmax's (the trace's exact_weights, or the exact run's). */
+export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
+  const { trace, b, lang } = o;
+  const hh = o.h;
+  const exactTrace = o.exact?.ok ? o.exact.trace : null;
+  const row = h('div', { class: 'maps' });
+  const masked = exactTrace?.allowed !== undefined ? (i: number, j: number) => at(exactTrace.allowed, [b, hh, i, j]) === false : undefined;
+  if (trace.weights !== undefined) {
+    const fig = bhMap(trace, 'weights', o.title, o.caption ?? t(lang, 'impliedCaption'), b, hh, 'weights',
+      o.colLabels ? undefined : masked, o.colLabels);
+    fig.dataset.field = 'implied.weights';
+    row.append(fig);
+  }
+  const source = trace.exact_weights !== undefined ? trace : exactTrace?.weights !== undefined ? exactTrace : null;
+  if (source) {
+    const fig = bhMap(source, source === trace ? 'exact_weights' : 'weights', t(lang, 'softmaxWeights'), t(lang, 'softmaxCaption'),
+      b, hh, 'weights', masked);
+    fig.dataset.field = 'exact.weights';
+    row.append(fig);
+  } else if (o.exact && !o.exact.ok) {
+    row.append(h('p', { class: 'error', text: `${t(lang, 'fullFailed')}: ${o.exact.error}` }));
+  }
+  return row;
+}
+
+/** A (B, L, H, X) tensor's (b, ·, h, ·) slice as a map: rows `rows`0.., columns `cols`0.. */
+export function blhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+  rows: string, cols: string): HTMLElement | null {
+  const shape = trace.shapes[field];
+  if (!shape || shape.length !== 4) return null;
+  const labels = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+  return contextMap(trace, field, title, caption, b, hh, { rowLabels: labels(rows, shape[1]), colLabels: labels(cols, shape[3]) });
+}
+
+export function linearView(o: LinearViewOptions): HTMLElement {
+  const { trace, b, lang } = o;
+  const hh = o.h;
+  const map = o.featureMap;
+  const root = h('section', { class: 'algo-view linear', dataset: { field: 'linear-view', featureMap: map } },
+    h('h3', { text: t(lang, 'linearTitle') }),
+    h('p', { class: 'intro', text: t(lang, 'linearIntro') }),
+    h('p', { class: 'formula mono', dataset: { field: 'sim' }, text: SIM[map] ? tx(lang, SIM[map]) : map }));
+  root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: `${t(lang, 'impliedWeights')} (${map})` }));
+  const features = h('div', { class: 'maps' },
+    blhMap(trace, 'features_q', t(lang, 'featuresQ'), t(lang, 'featuresCaption'), b, hh, 'q', 'f'),
+    blhMap(trace, 'features_k', t(lang, 'featuresK'), t(lang, 'featuresCaption'), b, hh, 'k', 'f'));
+  if (features.childElementCount) root.append(features);
+  root.append(approxPanel({ trace, lang, b, h: hh, name: `linear (${map})` }));
+  return root;
+}
