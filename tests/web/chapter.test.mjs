@@ -211,6 +211,9 @@ test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 dr
   await el().locator('[data-key="scale.d"]').dispatchEvent('change');
   assert.ok(Math.abs((await value('variance')) - 16) < 5 * Math.sqrt((2 * 256 + 96) / 2000));
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  // the view is drawn again in Chinese: wait for its intro to say so
+  await page.waitForFunction(() => /方差/.test(document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-field="scale-view"] .intro')?.textContent ?? ''));
   assert.match(await view('scale-view').locator('h3').innerText(), /1\/√d/);
   assert.match(await view('scale-view').locator('.intro').innerText(), /方差/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));

@@ -49,6 +49,8 @@ export async function openUrl(page, url) {
     return el?.shadowRoot?.querySelector('.app > .error')?.textContent || false;
   })).jsonValue();
   assert.equal(state, 'ok', `the page could not start: ${state}`);
+  // and the views that trace needs are loaded and drawn (they are lazy chunks)
+  await page.evaluate(() => document.querySelector('attention-playground').settled);
 }
 
 export const scenarioOf = (page) => page.evaluate(() => document.querySelector('attention-playground').scenario);

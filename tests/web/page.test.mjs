@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
+import { openUrl } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
@@ -55,21 +56,12 @@ const slot = (name, host = el()) => host.locator(`[data-slot="${name}"]`);
 const value = async (locator) => Number(await locator.getAttribute('data-value'));
 
 /** A fresh load of the page (never a same-document hash change). */
-async function open(hash = '') {
-  await page.goto('about:blank');
-  await page.goto(base + hash);
-  const failure = await page.waitForFunction(() => {
-    const el = document.querySelector('attention-playground');
-    if (el?.trace != null) return 'ok';
-    return el?.shadowRoot?.querySelector('.app > .error')?.textContent || false;
-  });
-  const state = await failure.jsonValue();
-  assert.equal(state, 'ok', `the page could not start: ${state}`);
-}
+const open = (hash = '') => openUrl(page, base + hash);
 
 async function pickPreset(name) {
   await input('preset').selectOption(name);
   await page.waitForFunction((n) => location.hash === `#preset=${n}`, name);
+  await page.evaluate(() => document.querySelector('attention-playground').settled);
 }
 
 /** Clicks the language button and waits until the element has switched to `lang`. */
@@ -210,6 +202,8 @@ test('several elements on one page are independent; setScenario and the trace ev
   const second = page.locator('#second');
   const secondBefore = await pageContext(second);
   await input('k[0][0][0][0]').fill('5');
+  // the first element writes its edit to the URL (at most every 250 ms): wait for it
+  await page.waitForFunction(() => location.hash.startsWith('#scenario='));
   const hashBefore = await page.evaluate(() => location.hash);
   assert.deepEqual(await pageContext(second), secondBefore);
   assert.equal(await second.locator('[data-panel="tensors"]').count(), 0);

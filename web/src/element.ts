@@ -15,7 +15,7 @@ import { getEngine, type Engine, type Preset, type Scenario } from './compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { BatchHandle } from './sweep';
 import type { Sweeper } from './state/session';
-import { load, need, preloadAll } from './lazy';
+import { idle, load, need, preloadAll } from './lazy';
 import type { TrainHandle, Trainer } from './train';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
@@ -164,6 +164,11 @@ export class AttentionPlayground extends HTMLElement {
       if (Number(input.value) !== v || input.value.trim() === '') input.value = String(v);
     }
     return true;
+  }
+
+  /** Resolves once the views the current trace needs are loaded and drawn (lazy chunks). */
+  get settled(): Promise<void> {
+    return idle();
   }
 
   connectedCallback(): void {

@@ -36,6 +36,15 @@ export function load<K extends LazyName>(name: K): Promise<LazyModule<K>> {
   return p;
 }
 
+/** Resolves once every view module asked for so far has loaded (and its re-render has run). */
+export async function idle(): Promise<void> {
+  let seen = -1;
+  while (seen !== pending.size) {
+    seen = pending.size;
+    await Promise.all([...pending.values()].map((p) => p.catch(() => undefined)));
+  }
+}
+
 /** The module if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
 export function need<K extends LazyName>(name: K, onLoad: () => void): LazyModule<K> | null {
   const have = loaded[name];
