@@ -8,25 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer } from '../scripts/serve.mjs';
+import { launch } from '../tests/web/harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, '..', 'dist');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const GOAL_KB = 150;
 
 async function main() {
-  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/index.html is missing: run npm run build');
-  const server = createServer(dist);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-bench-'));
-  const context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
-  });
-  const page = context.pages()[0] ?? await context.newPage();
+  const { page, base, close } = await launch();  // dist/ served with its CSP, headless Chromium
   const files = [];
   let shown = false;
   const pending = [];
@@ -45,9 +33,7 @@ async function main() {
     shown = true;
     await Promise.all(pending);
   } finally {
-    await context.close();
-    server.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
+    await close();
   }
   files.sort((a, b) => b.gzip - a.gzip);
   const total = files.reduce((a, f) => a + f.gzip, 0);

@@ -11,15 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer } from '../scripts/serve.mjs';
+import { launch } from '../tests/web/harness.mjs';
 import { uniforms } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, '..', 'dist');
 const EDITS = Number(process.env.EDITS || 50);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 function tensor(B, L, H, E, seed) {
   const u = uniforms(B * L * H * E, seed);
@@ -68,15 +64,7 @@ const quantile = (xs, q) => {
 const round = (x) => Math.round(x * 100) / 100;
 
 async function main() {
-  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/index.html is missing: run npm run build');
-  const server = createServer(dist);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-bench-'));
-  const context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
-  });
-  const page = context.pages()[0] ?? await context.newPage();
+  const { page, base, close } = await launch();  // dist/ served with its CSP, headless Chromium
   const rows = [];
   try {
     await page.goto(base);
@@ -109,9 +97,7 @@ async function main() {
       console.log(`${row.case.padEnd(32)} ${String(row.p50_ms).padStart(8)} ${String(row.p95_ms).padStart(8)} ms  (${method})`);
     }
   } finally {
-    await context.close();
-    server.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
+    await close();
   }
   const toy = rows.filter((r) => r.kind === 'preset');
   const summary = {

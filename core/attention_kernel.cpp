@@ -190,20 +190,6 @@ void gemm(const T* A, std::size_t lda, const T* B, std::size_t ldb, T* C, std::s
     gemm_rows<T, 1>(A + r * lda, lda, B, ldb, C + r * ldc, ldc, K, N, accumulate, scale, packed.data());
 }
 
-template <class T>
-inline T dot4(const T* a, const T* b, std::size_t n) {
-  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  std::size_t e = 0;
-  for (; e + 4 <= n; e += 4) {
-    s0 += a[e] * b[e];
-    s1 += a[e + 1] * b[e + 1];
-    s2 += a[e + 2] * b[e + 2];
-    s3 += a[e + 3] * b[e + 3];
-  }
-  for (; e < n; ++e) s0 += a[e] * b[e];
-  return (s0 + s1) + (s2 + s3);
-}
-
 // The first c < n whose score is not finite, or n.
 template <class T>
 std::size_t first_not_finite(const T* s, std::size_t n) {
@@ -396,7 +382,7 @@ struct Job {
             else p1 = std::min(keys.size(), p0 + bk);
             const std::size_t n = p1 - p0;
             if (n > 0) {
-              for (std::size_t c = 0; c < n; ++c) s[c] = dot4(qi, k + at(b, keys[p0 + c], L_K, h, E), E) * scale;  // 1.
+              for (std::size_t c = 0; c < n; ++c) s[c] = dot(qi, k + at(b, keys[p0 + c], L_K, h, E), E) * scale;  // 1.
               const std::size_t bad = update_row(s.data(), n, m, l, Oi, D);  // 2-4
               if (bad < n) overflow(b, i, h, keys[p0 + bad]);
               for (std::size_t c = 0; c < n; ++c) {  // 5.
@@ -446,7 +432,7 @@ bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
   (void)L_Q;
   (void)H;
   const double* qi = row_ptr(q, b, i, h);
-  for (std::size_t j = 0; j < L_K; ++j) scores[j] = dot4(qi, row_ptr(k, b, j, h), E) * scale;  // 1.
+  for (std::size_t j = 0; j < L_K; ++j) scores[j] = dot(qi, row_ptr(k, b, j, h), E) * scale;  // 1.
   const std::size_t bad = first_not_finite(scores, L_K);
   if (bad < L_K) throw_score_overflow(q, k, b, i, h, bad);
   constexpr std::size_t W = Simd<double>::W;

@@ -53,11 +53,14 @@ inline AttentionDims attention_dims(const Tensor& q, const Tensor& v) {
   return {q.shape()[0], q.shape()[1], v.shape()[1], q.shape()[2], q.shape()[3], v.shape()[3]};
 }
 
-// Dot product of two contiguous vectors of length n, with four running sums: independent
-// chains are 2-4x faster than one sum on long vectors and vectorise without reassociation.
-// (Rounding differs from a single running sum in the last bits, far inside 1e-9.)
-inline double dot(const double* a, const double* b, std::size_t n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+// Dot product of two contiguous vectors of length n (float64, or float32 in the attention
+// kernel), with four running sums: independent chains are 2-4x faster than one sum on long
+// vectors and vectorise without reassociation. The one dot of the core: the order of its sums is
+// what makes native and WASM agree to the last bit. (Rounding differs from a single running sum
+// in the last bits, far inside 1e-9.)
+template <class T>
+inline T dot(const T* a, const T* b, std::size_t n) {
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   std::size_t e = 0;
   for (; e + 4 <= n; e += 4) {
     s0 += a[e] * b[e];
