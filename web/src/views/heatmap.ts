@@ -37,10 +37,13 @@ export interface HeatmapOptions {
 /** Above this many cells a map is drawn on a canvas (values on hover), not as a table. */
 export const TEXT_CELLS = 400;
 
+/** Dark or white text, whichever contrasts more with the cell (WCAG relative luminance). */
 const textColor = (bg: string) => {
   const c = rgb(bg);
-  const lum = (0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b) / 255;
-  return lum > 0.55 ? '#1b1f24' : '#ffffff';
+  const lin = (v: number) => { const x = v / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+  const L = 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+  const DARK = 0.0135; // relative luminance of #1b1f24
+  return (L + 0.05) / (DARK + 0.05) >= 1.05 / (L + 0.05) ? '#1b1f24' : '#ffffff';
 };
 
 /** The largest of `init` and f(x) over the finite numbers x of `values` (no spread: maps can
