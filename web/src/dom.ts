@@ -55,3 +55,8 @@ export function newId(prefix: string): string {
   uid += 1;
   return `${prefix}-${uid}`;
 }
+
+/** A box that scrolls a wide table sideways; focusable, so a keyboard can scroll it too. */
+export function scrollBox(...children: Child[]): HTMLDivElement {
+  return h('div', { class: 'scroll', attrs: { tabindex: '0' } }, ...children);
+}

@@ -5,7 +5,7 @@
 // which it reaches exactly at the last block. Every number is the trace's, except the rescale factor
 // and the division o_t = partial / ℓ, computed here from the trace's numbers and labelled so.
 // DOM only.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../compute';
 import { tx, type Lang, type Text } from '../i18n';
@@ -121,7 +121,7 @@ export function flashView(o: FlashViewOptions): HTMLElement {
     body.append(tr);
   }
   table.append(body);
-  box.append(h('div', { class: 'scroll' }, table));
+  box.append(scrollBox(table));
 
   // the unnormalised output, the output so far, and full attention's context
   const part = partial[t] as unknown[][];

@@ -1,6 +1,6 @@
 // Editable grids: one (b, h) slice of a (B, L, H, E) tensor as text inputs, the explicit mask's
 // clickable allowed grid, and valid_lens. DOM only: edits are reported through callbacks.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { at, fmt, range } from '../format';
 import { pathText } from '../state';
 
@@ -63,7 +63,7 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
     body.append(tr);
   });
   table.append(body);
-  fig.append(h('div', { class: 'scroll' }, table));
+  fig.append(scrollBox(table));
   return fig;
 }
 
@@ -97,7 +97,7 @@ export function allowedEditor(o: AllowedEditorOptions): HTMLElement {
   });
   table.append(body);
   return h('figure', { class: 'editor allowed-editor', dataset: { tensor: 'mask.allowed' } },
-    h('figcaption', null, h('span', { class: 'fig-title', text: o.title })), h('div', { class: 'scroll' }, table));
+    h('figcaption', null, h('span', { class: 'fig-title', text: o.title })), scrollBox(table));
 }
 
 export interface LensEditorOptions {
@@ -139,6 +139,6 @@ export function lensEditor(o: LensEditorOptions): HTMLElement {
   check.addEventListener('change', () => o.onTwoD(check.checked));
   return h('figure', { class: 'editor lens-editor', dataset: { tensor: 'mask.valid_lens' } },
     h('figcaption', null, h('span', { class: 'fig-title', text: o.title })),
-    h('div', { class: 'scroll' }, table),
+    scrollBox(table),
     h('label', { class: 'check' }, check, ' ', o.perQueryLabel));
 }

@@ -2,7 +2,7 @@
 import { scaleDiverging, scaleSequential } from 'd3-scale';
 import { interpolateBlues, interpolateRdBu, interpolateGreens } from 'd3-scale-chromatic';
 import { rgb } from 'd3-color';
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { exact, fmt } from '../format';
 
 export type ColorKind = 'weights' | 'diverging' | 'bool' | 'count' | 'none';
@@ -215,6 +215,6 @@ export function heatmap(o: HeatmapOptions): HTMLElement {
     body.append(tr);
   }
   table.append(body);
-  fig.append(h('div', { class: 'scroll' }, table));
+  fig.append(scrollBox(table));
   return fig;
 }

@@ -1,6 +1,6 @@
 // The reference's pitfalls side by side: the scenario with its switches beside the same scenario
 // with every switch at the reference's default, for one (b, h). DOM only.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../compute';
 import type { PitfallKey } from '../state';
@@ -121,7 +121,7 @@ export function pitfallView(o: PitfallViewOptions): HTMLElement {
       h('td', { class: 'verdict', text: same ? t(lang, 'same') : t(lang, 'differs') })));
   }
   table.append(body);
-  sec.append(h('div', { class: 'scroll' }, table));
+  sec.append(scrollBox(table));
 
   const list = (xs: number[]) => `[${xs.join(', ')}]`;
   const foot = h('p', { class: 'mono small pitfall-foot' },

@@ -2,7 +2,7 @@
 // the steps (1 sizes, 2 sample_index, 3 q_k_sample, 4 sparsity M, 5 top_index, 6 scores_top and
 // ProbMask, 7 initial_context, 8 context, 9 attn), then the comparison with full attention on the
 // same q, k, v and mask. Every number is the trace's. DOM only.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range, sliceBH } from '../format';
 import type { Outcome, Trace } from '../compute';
 import { t, type Lang } from '../i18n';
@@ -177,6 +177,6 @@ function compare(o: ProbViewOptions, upd: Set<number>, L_Q: number): HTMLElement
       h('td', { class: 'verdict', text: same ? t(lang, 'same') : t(lang, 'differs') })));
   }
   table.append(body);
-  sec.append(h('div', { class: 'scroll' }, table));
+  sec.append(scrollBox(table));
   return sec;
 }

@@ -4,7 +4,7 @@
 // attention on the same inputs, with its error and cost (approx.ts). Every number is the trace's.
 // DOM only.
 import { schemeTableau10 } from 'd3-scale-chromatic';
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { at, exact, range } from '../format';
 import type { Outcome, Trace } from '../compute';
 import { t, type Lang } from '../i18n';
@@ -102,7 +102,7 @@ function bucketTable(trace: Trace, b: number, hh: number, lang: Lang): HTMLEleme
   });
   table.append(body);
   return h('figure', { class: 'heatmap' }, h('figcaption', null, h('span', { class: 'fig-title', text: t(lang, 'lshBuckets') }),
-    h('span', { class: 'fig-caption', text: t(lang, 'lshBucketsCaption') })), h('div', { class: 'scroll' }, table));
+    h('span', { class: 'fig-caption', text: t(lang, 'lshBucketsCaption') })), scrollBox(table));
 }
 
 export function lshView(o: ReducedViewOptions): HTMLElement {
