@@ -2,7 +2,8 @@
 // page loads exactly the module that embedders load. Built by `npx vite build` (scripts/build.sh).
 //
 // First load (issue 8): the WASM core is its own file (dist/assets/attnplay_core-*.wasm, imported
-// by web/src/compute.ts with `?url`), fetched and compiled while it streams; the views that only
+// by web/src/compute.ts with `?url`), fetched and compiled while it streams, after the page's first
+// trace, which the small first-load module (dist/assets/attnplay_first-*.wasm) computes; the views that only
 // some algorithms need are split into chunks loaded on demand. dist/attention-playground.html is
 // built by a second, unsplit build (below) with the WASM inlined as base64: one file, no network.
 import { build, defineConfig, type Plugin, type UserConfig } from 'vite';
@@ -24,7 +25,7 @@ function warnDynamicExecution(): Plugin {
     name: 'attnplay-csp-check',
     apply: 'build',
     transform(code, id) {
-      if (id.endsWith('attnplay_core.mjs') && code.includes('new Function(')) {
+      if (/attnplay_(core|first)\.mjs$/.test(id) && code.includes('new Function(')) {
         console.warn(`vite: warning: ${id} calls new Function (Embind linked without -sDYNAMIC_EXECUTION=0): ` +
           'the page will not load under the CSP of scripts/serve.mjs');
       }
@@ -82,8 +83,11 @@ function singleFileHtml(onHtml: (text: string) => void): Plugin {
   };
 }
 
-const common = (): UserConfig => ({
+const common = (firstModule = true): UserConfig => ({
   root: here('./web'),
+  // web/src/compute.ts: the split site loads the small first-load module for its first trace; the
+  // single file has everything inlined already and leaves it out.
+  define: { __ATTNPLAY_FIRST_MODULE__: JSON.stringify(firstModule) },
   base: './',
   publicDir: false,
   resolve: { alias: coreAlias },
@@ -103,7 +107,7 @@ function singleFilePage(): Plugin {
     async closeBundle() {
       let page = '';
       await build({
-        ...common(),
+        ...common(false),
         configFile: false,
         logLevel: 'error',
         plugins: [inlineWasm(), singleFileHtml((text) => { page = text; })],

@@ -9,11 +9,14 @@
 //   tfjs     @tensorflow/tfjs-backend-wasm (XNNPACK), explicit transpose (transposeB leaves XNNPACK);
 //            float32 only (tfjs has no float64)
 //   js       plain JS loops over Float32Array / Float64Array, K transposed first
-// ms = best of n runs after a warm-up (the median is in the JSON); GFLOP/s = 2 L^2 (E + D) / time.
+// ms = best of n runs after a warm-up (the median is in the JSON), over BENCH_ROUNDS rounds (5) in
+// which the engines take turns; GFLOP/s = 2 L^2 (E + D) / time.
 // Nothing is asserted: a benchmark fails only if it cannot run.
 //
 //   node bench/full_attention.mjs        (npm run bench builds first)
 //   ATTNPLAY_LOADER=path/to/attnplay.mjs ATTNPLAY_NATIVE_BUILD=build/other  (another build's module / folder)
+//   ATTNPLAY_NATIVE_BIN=path/to/attnplay_bench  (a prebuilt timer, not rebuilt)
+//   BENCH_LENGTHS=512,2048  BENCH_OUT=dir  (other lengths; results elsewhere than bench/results)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -70,8 +73,8 @@ function wasmRun(x, L, dtype) {
 
 // ---- native, in-process ----
 const nativeDir = path.resolve(root, process.env.ATTNPLAY_NATIVE_BUILD ?? 'build/native');
-let nativeBin = path.join(nativeDir, 'attnplay_bench');
-{
+let nativeBin = process.env.ATTNPLAY_NATIVE_BIN ? path.resolve(process.env.ATTNPLAY_NATIVE_BIN) : path.join(nativeDir, 'attnplay_bench');
+if (!process.env.ATTNPLAY_NATIVE_BIN) {
   const r = spawnSync('cmake', ['--build', nativeDir, '--target', 'attnplay_bench', '-j', '1'], { encoding: 'utf8' });
   if (r.status !== 0) {
     console.error(`native: cannot build attnplay_bench in ${nativeDir}:\n${r.stdout}${r.stderr}`);
@@ -188,42 +191,57 @@ function jsAttention(x, L, Arr) {
 }
 const rows = [];
 const maxErr = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
+// Each engine is timed in `rounds` rounds, the engines taking turns (WASM, native, onnxruntime-web,
+// tfjs, again), so that a busy moment of the machine hits every engine alike rather than one of
+// them; ms = the best run of all rounds, median_ms = the median of the rounds' medians.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const merge = (samples) => (samples.length ? { ms: Math.min(...samples.map((t) => t.ms)), median_ms: median(samples.map((t) => t.median_ms)) } : null);
 for (const L of lengths) {
   const x = inputs(L);
   for (const dtype of dtypes) {
     const xi = x[dtype], reps = repsFor(L);
     const row = { L, dtype, gflop: flops(L) / 1e9 };
     const reference = wasmRun(x.float64, L, 'float64').context.data;
-    // the project's wasm
-    const w = timeIt(() => wasmRun(xi, L, dtype), reps);
-    row.wasm = { ...w, max_abs_error: maxErr(wasmRun(xi, L, dtype).context.data, reference) };
-    // native
-    const n = nativeTime(L, dtype, reps);
-    row.native = n ? { ms: n.ms, median_ms: n.median_ms } : null;
-    // onnxruntime-web
+    // the engines, ready to run
+    const engines = { wasm: () => wasmRun(xi, L, dtype) };
     const session = await ortSession(L, dtype);
+    let feeds = null;
     if (session) {
       const T = dtype === 'float32' ? 'float32' : 'float64';
-      const feeds = { Q: new ort.Tensor(T, xi.q, [L, E]), KT: new ort.Tensor(T, xi.kt, [E, L]), V: new ort.Tensor(T, xi.v, [L, D]) };
-      try {
-        const o = await timeAsync(() => session.run(feeds), reps);
-        row.ort = { ...o, max_abs_error: maxErr((await session.run(feeds)).O.data, reference) };
-      } catch (e) {
-        console.error(`onnxruntime-web ${dtype} L=${L}: ${e.message}`);
-        row.ort = null;
+      feeds = { Q: new ort.Tensor(T, xi.q, [L, E]), KT: new ort.Tensor(T, xi.kt, [E, L]), V: new ort.Tensor(T, xi.v, [L, D]) };
+      engines.ort = () => session.run(feeds);
+    }
+    let tq = null, tk = null, tv = null, tfAttend = null;
+    if (tf && dtype === 'float32') {  // (float32 only)
+      tq = tf.tensor2d(xi.q, [L, E]); tk = tf.tensor2d(xi.k, [L, E]); tv = tf.tensor2d(xi.v, [L, D]);
+      tfAttend = () => tf.tidy(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), tf.scalar(1 / Math.sqrt(E)))), tv));
+      engines.tfjs = () => { const o = tfAttend(); o.dataSync(); o.dispose(); };
+    }
+    const samples = { wasm: [], native: [], ort: [], tfjs: [] };
+    for (let round = 0; round < rounds; round++) {
+      samples.wasm.push(timeIt(engines.wasm, reps));
+      const n = nativeTime(L, dtype, reps);
+      if (n) samples.native.push(n);
+      if (engines.ort) {
+        try {
+          samples.ort.push(await timeAsync(engines.ort, reps));
+        } catch (e) {
+          console.error(`onnxruntime-web ${dtype} L=${L}: ${e.message}`);
+          delete engines.ort;
+        }
       }
-      await session.release?.();
-    } else row.ort = null;
-    // tfjs (float32 only)
-    if (tf && dtype === 'float32') {
-      const q = tf.tensor2d(xi.q, [L, E]), k = tf.tensor2d(xi.k, [L, E]), v = tf.tensor2d(xi.v, [L, D]);
-      const attend = () => tf.tidy(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(q, tf.transpose(k)), tf.scalar(1 / Math.sqrt(E)))), v));
-      const t = timeIt(() => { const o = attend(); o.dataSync(); o.dispose(); }, reps);
-      const o = attend();
-      row.tfjs = { ...t, max_abs_error: maxErr(o.dataSync(), reference) };
-      o.dispose(); q.dispose(); k.dispose(); v.dispose();
+      if (engines.tfjs) samples.tfjs.push(timeIt(engines.tfjs, reps));
+    }
+    row.wasm = { ...merge(samples.wasm), max_abs_error: maxErr(wasmRun(xi, L, dtype).context.data, reference) };
+    row.native = merge(samples.native);
+    row.ort = engines.ort && samples.ort.length ? { ...merge(samples.ort), max_abs_error: maxErr((await session.run(feeds)).O.data, reference) } : null;
+    if (session) await session.release?.();
+    if (engines.tfjs) {
+      const o = tfAttend();
+      row.tfjs = { ...merge(samples.tfjs), max_abs_error: maxErr(o.dataSync(), reference) };
+      o.dispose(); tq.dispose(); tk.dispose(); tv.dispose();
     } else row.tfjs = null;
-    // plain JS (fewer runs: it is slow)
+    // plain JS (fewer runs, once: it is slow)
     const Arr = dtype === 'float32' ? Float32Array : Float64Array;
     row.js = timeIt(() => jsAttention(xi, L, Arr), L >= 1024 ? 1 : 3);
     for (const e of ['wasm', 'native', 'ort', 'tfjs', 'js']) if (row[e]) row[e].gflops = row.gflop / (row[e].ms / 1e3);
@@ -257,14 +275,14 @@ const text = `Full attention, B = H = 1, E = D = ${E}, ms (GFLOP/s), best of n; 
   `WASM float64 / float32: ${f64over32}. Fixed cost of one WASM call (L = 4): ${overhead.ms.toFixed(3)} ms, included above.\n`;
 console.log('\n' + text);
 
-const out = path.join(here, 'results');
+const out = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(here, 'results');
 mkdirSync(out, { recursive: true });
 writeFileSync(path.join(out, 'full_attention.md'), text);
 writeFileSync(path.join(out, 'full_attention.json'), JSON.stringify({
   benchmark: 'full_attention', machine: info, date: new Date().toISOString(),
-  config: { B: 1, H: 1, E, D, trace: 'context', statistic: 'best of n after a warm-up (min); median also recorded',
-    loader: path.relative(root, loaderPath), native_build: path.relative(root, nativeDir) },
+  config: { B: 1, H: 1, E, D, trace: 'context', rounds, statistic: 'best of n after a warm-up (min) over rounds in which the engines take turns; median also recorded',
+    loader: path.relative(root, loaderPath), native_build: path.relative(root, nativeDir), native_bin: nativeBin && path.relative(root, nativeBin) },
   wasm_call_overhead_ms: overhead.ms, rows,
 }, null, 2) + '\n');
-console.log(`wrote bench/results/full_attention.{json,md}`);
+console.log(`wrote ${path.relative(root, out)}/full_attention.{json,md}`);
 process.exit(0);

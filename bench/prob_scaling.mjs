@@ -21,7 +21,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const E = 64, D = 64, factor = 5;
 const lengths = (process.env.BENCH_LENGTHS ?? '256,512,1024,2048,4096,8192,16384').split(',').map(Number);
 
-// ATTNPLAY_LOADER=path/to/attnplay.mjs: another build's module (default wasm/attnplay.mjs)
+// ATTNPLAY_LOADER=path/to/attnplay.mjs: another wrapper and its build (default wasm/attnplay.mjs);
+// ATTNPLAY_WASM_DIR=dir: wasm/attnplay.mjs with another build's attnplay_core.{mjs,wasm} (the
+// child process that measures memory inherits both)
 const loader = process.env.ATTNPLAY_LOADER ? path.resolve(process.env.ATTNPLAY_LOADER) : path.join(here, '..', 'wasm', 'attnplay.mjs');
 const { load } = await import(pathToFileURL(loader).href);
 const { run, memoryBytes } = await load();

@@ -14,8 +14,10 @@
 //   6. context_i = O_{T-1} / l_{T-1}                    (l = 0: no allowed key: 0 and a warning)
 // No L_Q x L_K matrix exists: a (block_q x block_k) tile of scores at a time. The tiles' products
 // are register-blocked 4 queries x 2 vectors (GCC/Clang vector extensions: SSE2 natively, SIMD128
-// in wasm with -msimd128), every sum runs over e (scores) or j (context) in order, so native and
-// wasm do the same arithmetic in the same order; exp is our own polynomial for the same reason.
+// in wasm with -msimd128; wasm_simd128.h's pmax/pmin for the blocks' max), every sum runs over e
+// (scores) or j (context) in order, so native and wasm do the same arithmetic in the same order;
+// exp is our own polynomial for the same reason. block_q changes no number (rows are independent;
+// the kernel rounds it up to the register block); block_k is where the running max and sum step.
 #pragma once
 
 #include <cstddef>

@@ -34,9 +34,14 @@
 // tests/fixtures/reference/informer_prob.py). Reproduced when squeeze_bug is set.
 //
 // Cost per batch item and head: L_Q * U_part + (updated rows) * L_K dot products, never
-// L_Q * L_K; no L_Q x L_K matrix unless attn is asked for. The hot passes (scores of a row, its
-// softmax, the weighted values) are the shared row kernels (attention_rows.hpp); the rest are
-// xtensor expressions on (b, h) slices, reductions stored in named tensors (TOOLCHAIN.md).
+// L_Q * L_K; no L_Q x L_K matrix unless attn is asked for, and nothing of trace "full" at trace
+// "context". The updated rows (6, 8) are the fused kernel's (attention_kernel.hpp): without a
+// mask all of them in one call on the gathered queries (K and V read once, not once per row),
+// under ProbMask one row at a time (attend_row), which also gives the rows' scores and weights
+// where the trace shows them. Steps 3, 4 and 7 are loops over contiguous rows that compute the
+// reference's lines quoted above them in the same order, bit for bit (xtensor's strided views of
+// a (b, h) slice cost more than the products at L = 8192; tests/catch2/test_prob_attention.cpp
+// checks them against the xtensor expressions).
 #include "prob_attention.hpp"
 
 #include <algorithm>
@@ -55,6 +60,38 @@ namespace attnplay {
 
 namespace {
 
+// out[r] = dot(a, b[r], n) for N rows b[r] at once: dot()'s arithmetic exactly (tensor.hpp: four
+// running sums over e mod 4, the tail into the first, combined as (s0 + s1) + (s2 + s3)), the
+// sums two to a 128-bit vector (SSE2 natively, SIMD128 in wasm) and N rows side by side, so that
+// the chains of additions overlap instead of one dot waiting on the last. The same bits as dot()
+// for every row (tests/catch2/test_prob_attention.cpp); step 3's gathered products were bound by
+// the latency of dot()'s sums.
+// always_inline, and loads through an unaligned vector type rather than a helper: emcc given -Os
+// anywhere compiles every file with -fno-inline-functions, which leaves only always_inline calls
+// inlined.
+template <std::size_t N>
+__attribute__((always_inline)) inline void dot_rows(const double* a, const double* const* b, std::size_t n,
+                                                    double* out) {
+  typedef double V __attribute__((vector_size(16)));
+  typedef double VU __attribute__((vector_size(16), aligned(8), may_alias));  // 8-byte aligned rows
+  const auto load = [](const double* p) __attribute__((always_inline)) { return V(*reinterpret_cast<const VU*>(p)); };
+  V s01[N], s23[N];
+  for (std::size_t r = 0; r < N; ++r) s01[r] = s23[r] = V{0.0, 0.0};
+  std::size_t e = 0;
+  for (; e + 4 <= n; e += 4) {
+    const V a01 = load(a + e), a23 = load(a + e + 2);
+    for (std::size_t r = 0; r < N; ++r) {
+      s01[r] += a01 * load(b[r] + e);
+      s23[r] += a23 * load(b[r] + e + 2);
+    }
+  }
+  for (std::size_t r = 0; r < N; ++r) {
+    double s0 = s01[r][0];
+    for (std::size_t t = e; t < n; ++t) s0 += a[t] * b[r][t];
+    out[r] = (s0 + s01[r][1]) + (s23[r][0] + s23[r][1]);
+  }
+}
+
 std::string shape_text(const Shape& s) {
   std::string out = "(";
   for (std::size_t d = 0; d < s.size(); ++d) out += (d ? ", " : "") + std::to_string(s[d]);
@@ -72,9 +109,11 @@ void check_sample_index(const IndexTensor& idx, const Shape& expected, std::size
   const Shape got(idx.shape().begin(), idx.shape().end());
   if (got != expected)
     throw InputError("sample_index", "expected shape " + shape_text(expected) + ", got " + shape_text(got));
-  for (std::size_t n = 0; n < idx.size(); ++n)
-    if (idx.data()[n] < 0 || idx.data()[n] >= static_cast<std::int64_t>(L_K))
-      throw InputError("sample_index", "entry " + std::to_string(n) + " is " + std::to_string(idx.data()[n]) +
+  const std::int64_t* entry = idx.data();
+  const std::size_t n_entries = idx.size();
+  for (std::size_t n = 0; n < n_entries; ++n)
+    if (entry[n] < 0 || entry[n] >= static_cast<std::int64_t>(L_K))
+      throw InputError("sample_index", "entry " + std::to_string(n) + " is " + std::to_string(entry[n]) +
                        ", expected an integer from 0 to " + std::to_string(L_K - 1));
 }
 
@@ -113,10 +152,21 @@ std::size_t first_not_finite(const Tensor& t) {
 //   `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
 // (also sparsity_exact, with the products against every key: `which` names them). Throws
 // OverflowError on "q" for an M that is not finite (the sum of large products overflows).
+// One pass over each row, max and sum in order over s (the bits of xt::amax and xt::sum over axis
+// 1, pinned by tests/catch2/test_prob_attention.cpp; the reducers cost more than the products).
 Tensor sparsity_of(const Tensor& products, double divisor, std::size_t b, std::size_t h, const char* which) {
-  const Tensor max = xt::amax(products, {1});
-  const Tensor total = xt::sum(products, {1});  // stored before dividing (TOOLCHAIN.md, xtensor 0.24.3)
-  Tensor M = max - total / divisor;
+  const std::size_t rows = products.shape()[0], n = products.shape()[1];
+  Tensor M = Tensor::from_shape({rows});
+  const double* x = products.data();
+  double* out = M.data();
+  for (std::size_t i = 0; i < rows; ++i, x += n) {
+    double max = x[0], total = 0.0;
+    for (std::size_t s = 0; s < n; ++s) {
+      max = x[s] > max ? x[s] : max;  // the products are finite (checked as they are formed)
+      total += x[s];
+    }
+    out[i] = max - total / divisor;
+  }
   if (const std::size_t i = first_not_finite(M); i < M.size())
     throw OverflowError("q", "the sparsity M = max - sum / " + std::to_string(static_cast<std::size_t>(divisor)) +
                                  " of query " + std::to_string(i) + " (batch " + std::to_string(b) + ", head " +
@@ -128,8 +178,9 @@ Tensor sparsity_of(const Tensor& products, double divisor, std::size_t b, std::s
 IndexTensor top_queries(const Tensor& M, std::size_t u) {
   std::vector<std::size_t> order(M.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
+  const double* m = M.data();
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(u), order.end(),
-                    [&M](std::size_t a, std::size_t c) { return M(a) > M(c) || (M(a) == M(c) && a < c); });
+                    [m](std::size_t a, std::size_t c) { return m[a] > m[c] || (m[a] == m[c] && a < c); });
   IndexTensor top = IndexTensor::from_shape({u});
   for (std::size_t t = 0; t < u; ++t) top(t) = static_cast<std::int64_t>(order[t]);
   return top;
@@ -154,8 +205,12 @@ ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep
   const std::size_t U_part = r.U_part = sizes.U_part, u = r.u = sizes.u;
   // 2. `index_sample = torch.randint(L_K, (L_Q, sample_k))`
   const bool per_head = o.sample_per_head;
-  r.sample_index = o.sample_index ? *o.sample_index : draw_sample_index(o.seed, H, L_Q, U_part, L_K, per_head);
-  check_sample_index(r.sample_index, per_head ? Shape{H, L_Q, U_part} : Shape{L_Q, U_part}, L_K);
+  if (o.sample_index) {
+    r.sample_index = *o.sample_index;
+    check_sample_index(r.sample_index, per_head ? Shape{H, L_Q, U_part} : Shape{L_Q, U_part}, L_K);
+  } else {  // in range by construction
+    r.sample_index = draw_sample_index(o.seed, H, L_Q, U_part, L_K, per_head);
+  }
   if (o.top_index) check_top_index(*o.top_index, u, L_Q);
 
   const auto divisor = static_cast<double>(o.sparsity_divisor == SparsityDivisor::L_K ? L_K : U_part);
@@ -168,17 +223,32 @@ ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep
       // 3. `K_sample = K_expand[:, :, torch.arange(L_Q).unsqueeze(1), index_sample, :]`
       //    `Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze()`
       const std::int64_t* idx = r.sample_index.data() + (per_head ? h * L_Q * U_part : 0);
-      for (std::size_t i = 0; i < L_Q; ++i)
-        for (std::size_t s = 0; s < U_part; ++s) {
-          const auto j = static_cast<std::size_t>(idx[i * U_part + s]);
-          const double x = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, h), E);
-          if (!std::isfinite(x)) throw_score_overflow(q, k, b, i, h, j);
-          products(i, s) = x;
+      double* out = products.data();
+      constexpr std::size_t N = 4;  // keys at a time (dot_rows)
+      const std::size_t stride = H * E;  // from one position to the next in (B, L, H, E)
+      const double* q_bh = row_ptr(q, b, 0, h);
+      const double* k_bh = row_ptr(k, b, 0, h);
+      for (std::size_t i = 0; i < L_Q; ++i) {
+        const double* qi = q_bh + i * stride;
+        const std::int64_t* idx_i = idx + i * U_part;
+        double* out_i = out + i * U_part;
+        const double* rows[N];
+        std::size_t s = 0;
+        for (; s + N <= U_part; s += N) {
+          for (std::size_t r = 0; r < N; ++r) rows[r] = k_bh + static_cast<std::size_t>(idx_i[s + r]) * stride;
+          dot_rows<N>(qi, rows, E, out_i + s);
         }
+        for (; s < U_part; ++s) {
+          rows[0] = k_bh + static_cast<std::size_t>(idx_i[s]) * stride;
+          dot_rows<1>(qi, rows, E, out_i + s);
+        }
+        for (s = 0; s < U_part; ++s)
+          if (!__builtin_isfinite(out_i[s])) throw_score_overflow(q, k, b, i, h, static_cast<std::size_t>(idx_i[s]));
+      }
       if (keep_samples) xt::view(r.q_k_sample, b, h, xt::all(), xt::all()) = products;
       // 4. `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
       const Tensor M = sparsity_of(products, divisor, b, h, "sampled");
-      xt::view(r.sparsity, b, h, xt::all()) = M;
+      std::copy(M.begin(), M.end(), r.sparsity.data() + (b * H + h) * L_Q);
       // 5. `M_top = M.topk(n_top, sorted=False)[1]` (or the given index, for every b and h)
       xt::view(r.top_index, b, h, xt::all()) = o.top_index ? *o.top_index : top_queries(M, u);
     }
@@ -188,31 +258,49 @@ ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep
 // Step 7, _get_initial_context: every query starts from the mean of V over the keys, or, with
 // the causal mask, from the cumulative SUM of V (the cumulative mean with CausalInitial::mean).
 // Returns (B, L_Q, H, D). Throws OverflowError on "v" for a sum that is not finite.
+// Loops over each (b, h) slice's rows in place of the xtensor expressions they compute
+// (xt::mean(V_bh, {0}), xt::cumsum(V_bh, 0), the broadcast into the context): the same sums in
+// the same order, bit for bit (pinned by tests/catch2/test_prob_attention.cpp), without the
+// strided views' stepping, which made this O(L D) step cost more than the sampled products.
 Tensor initial_context(const Tensor& v, std::size_t L_Q, bool causal, CausalInitial how) {
   const std::size_t B = v.shape()[0], L_K = v.shape()[1], H = v.shape()[2], D = v.shape()[3];
   Tensor context = Tensor::from_shape({B, L_Q, H, D});
+  const std::size_t stride = H * D;  // from one position to the next in (B, L, H, D)
+  std::vector<double> sum(D);
+  double* acc = sum.data();
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h) {
-      const auto V_bh = xt::view(v, b, xt::all(), h, xt::all());   // (L_K, D)
-      auto context_bh = xt::view(context, b, xt::all(), h, xt::all());  // (L_Q, D)
+      const double* v_bh = row_ptr(v, b, 0, h);
+      double* context_bh = row_ptr(context, b, 0, h);
+      std::fill(acc, acc + D, 0.0);
       if (!causal) {
-        // `V_sum = V.mean(dim=-2)`
-        const Tensor V_mean = xt::mean(V_bh, {0});  // (D)
-        if (const std::size_t d = first_not_finite(V_mean); d < D)
-          throw v_overflow("the sum of v over the keys (the initial context is its mean)", b, h, d);
+        // `V_sum = V.mean(dim=-2)`: the sum over the keys in order, divided by L_K
+        for (std::size_t j = 0; j < L_K; ++j) {
+          const double* vj = v_bh + j * stride;
+          for (std::size_t d = 0; d < D; ++d) acc[d] += vj[d];
+        }
+        const auto n = static_cast<double>(L_K);
+        for (std::size_t d = 0; d < D; ++d) acc[d] /= n;
+        for (std::size_t d = 0; d < D; ++d)
+          if (!__builtin_isfinite(acc[d]))
+            throw v_overflow("the sum of v over the keys (the initial context is its mean)", b, h, d);
         // `contex = V_sum.unsqueeze(-2).expand(B, H, L_Q, V_sum.shape[-1]).clone()`
-        context_bh = xt::view(V_mean, xt::newaxis(), xt::all());
+        for (std::size_t i = 0; i < L_Q; ++i) std::copy(acc, acc + D, context_bh + i * stride);
       } else {
-        // `assert L_Q == L_V`; `contex = V.cumsum(dim=-2)`
-        const Tensor V_cumsum = xt::cumsum(V_bh, 0);  // (L_K, D)
-        if (const std::size_t n = first_not_finite(V_cumsum); n < V_cumsum.size())
-          throw v_overflow("the cumulative sum of v up to key " + std::to_string(n / D) + " (the causal initial context)",
-                           b, h, n % D);
-        if (how == CausalInitial::sum) {
-          context_bh = V_cumsum;
-        } else {  // the alternative: divide row i by the i + 1 keys it summed
-          const Tensor count = xt::arange<double>(1.0, static_cast<double>(L_K) + 1.0);
-          context_bh = V_cumsum / xt::view(count, xt::all(), xt::newaxis());
+        // `assert L_Q == L_V`; `contex = V.cumsum(dim=-2)` (the alternative divides row j by the
+        // j + 1 keys it summed)
+        const bool mean = how == CausalInitial::mean;
+        for (std::size_t j = 0; j < L_K; ++j) {
+          const double* vj = v_bh + j * stride;
+          double* cj = context_bh + j * stride;
+          const auto count = static_cast<double>(j + 1);
+          for (std::size_t d = 0; d < D; ++d) {
+            acc[d] += vj[d];
+            if (!__builtin_isfinite(acc[d]))
+              throw v_overflow("the cumulative sum of v up to key " + std::to_string(j) + " (the causal initial context)",
+                               b, h, d);
+            cj[d] = mean ? acc[d] / count : acc[d];
+          }
         }
       }
     }
@@ -243,8 +331,60 @@ struct UpdatedContext {
   EmptyRowWarnings empty_rows;
 };
 
-// Steps 6, 8 and 9: _prob_QK's last line (Q_K of the top queries) and _update_context, one
-// updated row at a time with the shared row kernels; the rows of `context` are replaced in place.
+// Steps 6 and 8 for every updated row at once, without a mask: the rows of each (b, h), ascending,
+// gathered into a compact q_top (B, n, H, E) and one call of the fused kernel (attention_kernel.hpp:
+// tiles of queries x keys, so each block of K and V is read once for all the rows instead of once
+// per row, which made this step memory-bound), the context rows scattered back in place. It is the
+// kernel that computes full attention's context: with every row updated (u = L_Q) the context
+// is full attention's, bit for bit. Returns false, having written nothing, where it does not
+// apply: under ProbMask (each row sees its own prefix of keys), when the (b, h) update different
+// numbers of rows (never: see rows_to_update), or when a score is not finite (the row-by-row pass
+// then throws the error that names the original query).
+bool update_rows_fused(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
+                       const BoolTensor& updated_rows, Tensor& context, std::uint64_t& rows_computed) {
+  if (!mask.is_none()) return false;
+  const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+  (void)L_K;
+  std::vector<std::size_t> rows;  // rows[(b H + h) n + t]: the t-th updated row of (b, h)
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t first = rows.size();
+      const bool* updated = updated_rows.data() + (b * H + h) * L_Q;
+      for (std::size_t i = 0; i < L_Q; ++i)
+        if (updated[i]) rows.push_back(i);
+      if (b == 0 && h == 0) n = rows.size();
+      else if (rows.size() - first != n) return false;
+    }
+  if (n == 0) return false;
+  Tensor q_top = Tensor::from_shape({B, n, H, E});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t t = 0; t < n; ++t) {
+        const double* qi = row_ptr(q, b, rows[(b * H + h) * n + t], h);
+        std::copy(qi, qi + E, row_ptr(q_top, b, t, h));
+      }
+  Tensor context_top;
+  EmptyRowWarnings no_empty_rows;  // no mask: every row has its keys
+  try {
+    attend(q_top, k, v, scale, mask, AttentionOptions{}, context_top, no_empty_rows);
+  } catch (const OverflowError&) {
+    return false;
+  }
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t t = 0; t < n; ++t) {
+        const double* ct = row_ptr(context_top, b, t, h);
+        std::copy(ct, ct + D, row_ptr(context, b, rows[(b * H + h) * n + t], h));
+      }
+  rows_computed = std::uint64_t{B} * H * n;
+  return true;
+}
+
+// Steps 6, 8 and 9: _prob_QK's last line (Q_K of the top queries) and _update_context; the rows of
+// `context` are replaced in place. The context rows come from update_rows_fused where it applies,
+// else one updated row at a time (the fused kernel's row, attend_row); the rows' scores and
+// weights (the pictures of trace "full", attn) from attend_row, only when asked.
 UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
                               const IndexTensor& top_index, const BoolTensor& updated_rows, bool output_attention,
                               bool keep_top, Tensor& context) {
@@ -261,7 +401,17 @@ UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v,
     r.attn = Tensor::from_shape({B, H, L_Q, L_K});
     r.attn.fill(1.0 / static_cast<double>(L_K));
   }
-  std::vector<double> scores_i(L_K), weight_row(L_K);
+  // 6. `Q_K = torch.matmul(Q_reduce, K.transpose(-2, -1))`; `scores_top = scores_top * scale`
+  //    `scores.masked_fill_(attn_mask.mask, -np.inf)` (ProbMask), and
+  // 8. `attn = torch.softmax(scores, dim=-1)`
+  //    `context_in[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = torch.matmul(attn, V)`
+  std::uint64_t fused_rows = 0;
+  const bool fused = update_rows_fused(q, k, v, scale, mask, updated_rows, context, fused_rows);
+  if (fused && !keep_top && !output_attention) {  // nothing else asked for
+    r.rows_computed = fused_rows;
+    return r;
+  }
+  std::vector<double> scores_i(L_K), weight_row(L_K), context_row(D);
   std::vector<std::size_t> slot(L_Q);  // the t with top_index[b,h,t] = i, or u
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h) {
@@ -270,12 +420,10 @@ UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v,
       for (std::size_t i = 0; i < L_Q; ++i) {
         if (!updated_rows(b, h, i)) continue;
         ++r.rows_computed;
-        // 6. `Q_K = torch.matmul(Q_reduce, K.transpose(-2, -1))`; `scores_top = scores_top * scale`
-        //    `scores.masked_fill_(attn_mask.mask, -np.inf)` (ProbMask), and
-        // 8. `attn = torch.softmax(scores, dim=-1)`
-        //    `context_in[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = torch.matmul(attn, V)`
-        //    (the fused kernel's row: attention_kernel.hpp)
-        if (!attend_row(q, k, v, scale, mask, b, i, h, scores_i.data(), weight_row.data(), row_ptr(context, b, i, h)))
+        // 6, 8 for one row (the fused kernel's row: scores, weights, context); its context only
+        // where the fused pass did not write the rows
+        double* out = fused ? context_row.data() : row_ptr(context, b, i, h);
+        if (!attend_row(q, k, v, scale, mask, b, i, h, scores_i.data(), weight_row.data(), out) && !fused)
           r.empty_rows.add(b, h, i);
         // 9. `attns[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = attn`
         if (output_attention) std::copy(weight_row.begin(), weight_row.end(), &r.attn(b, h, i, 0));
@@ -361,7 +509,17 @@ IndexTensor draw_sample_index(std::uint64_t seed, std::size_t H, std::size_t L_Q
                               std::size_t L_K, bool per_head) {
   Rng rng(seed, RngStream::samples);
   IndexTensor idx = per_head ? IndexTensor::from_shape({H, L_Q, U_part}) : IndexTensor::from_shape({L_Q, U_part});
-  for (std::size_t n = 0; n < idx.size(); ++n) idx.data()[n] = static_cast<std::int64_t>(rng.below(L_K));
+  // rng.below(L_K) for each entry, its rejection threshold computed once (one 64-bit division per
+  // draw instead of two): the same draws (tests/catch2/test_prob_attention.cpp)
+  const std::uint64_t n = L_K, threshold = (0 - n) % n;
+  std::int64_t* out = idx.data();
+  const std::size_t count = idx.size();
+  for (std::size_t e = 0; e < count; ++e) {
+    std::uint64_t x;
+    do x = rng.next();
+    while (x < threshold);
+    out[e] = static_cast<std::int64_t>(x % n);
+  }
   return idx;
 }
 

@@ -39,6 +39,9 @@ export NODE_PATH=/usr/share/nodejs   # em++ runs acorn from Debian's node module
 step "WASM module (build/wasm; the first time takes a few minutes)"
 quiet cmake --build build/wasm -j "$jobs"
 
+step "catalog of algorithms and presets (build/wasm/catalog.json)"
+node scripts/catalog.mjs
+
 step "site (dist/, vite)"
 npx vite build --logLevel error >&2
 finish

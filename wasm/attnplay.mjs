@@ -13,7 +13,9 @@
 // handed to wasm as a typed array, never through JSON. Errors are thrown as Error with the
 // message naming the field and `field` = that field's path ("q[0][2][0]", "mask.window"; "" when
 // the scenario as a whole is at fault); the module stays usable.
-import createAttnplayCore from '../build/wasm/attnplay_core.mjs';
+// The module's emscripten glue is imported when load() is first called: a page that starts with
+// the first-load module (web/src/compute.ts) fetches it only after its first trace.
+const defaultFactory = () => import('../build/wasm/attnplay_core.mjs').then((m) => m.default);
 
 let corePromise = null;
 
@@ -67,8 +69,18 @@ function makeRun(core) {
         return false;
       }
     };
+    // each typed array is written once, straight into a buffer the core owns and adopts as the
+    // tensor (no second copy inside wasm memory); the view is used at once, before any other
+    // allocation can move memory
+    // (a core built before inputBuffer existed takes the typed arrays as an argument and copies them)
+    const inPlace = typeof core.inputBuffer === 'function';
+    for (let i = 0; inPlace && i < buffers.length; i++) {
+      const view = core.inputBuffer(i, buffers[i].length);
+      if (view) view.set(buffers[i]);
+    }
+    const args = inPlace ? [text] : [text, buffers];
     const reply = JSON.parse(typeof onProgress === 'function' && core.runWithProgress
-      ? core.runWithProgress(text, buffers, progress) : core.run(text, buffers));
+      ? core.runWithProgress(...args, progress) : core.run(...args));
     if (reply.error !== undefined) {
       core.releaseOutputs();
       if (callbackError) throw callbackError;
@@ -78,7 +90,8 @@ function makeRun(core) {
     try {
       for (const [name, value] of Object.entries(trace)) {
         if (value !== null && typeof value === 'object' && value.$buffer !== undefined) {
-          const data = new Float64Array(core.outputBuffer(value.$buffer)); // copy out of wasm memory
+          // the trace's own tensor in wasm memory (moved, not copied, there): copied out once
+          const data = new Float64Array(core.outputBuffer(value.$buffer));
           trace[name] = options.typed ? { shape: value.shape, data } : toNested(data, value.shape);
         }
       }
@@ -96,14 +109,20 @@ const isNode = typeof process === 'object' && typeof process.versions === 'objec
 // later); give it both, only in node. Its loader cannot fetch the .wasm under Node 20 ("Failed to
 // parse URL"), so node reads build/wasm/attnplay_core.wasm itself and hands it over as wasmBinary
 // (a build linked with -sSINGLE_FILE=1 has no .wasm beside it: its embedded copy is used).
+// ATTNPLAY_WASM_DIR=dir (node only) loads dir/attnplay_core.{mjs,wasm} instead: another build of
+// the core, for the tests and benchmarks.
 async function nodeOptions() {
   const { createRequire } = await import('node:module');
-  const { fileURLToPath } = await import('node:url');
+  const { fileURLToPath, pathToFileURL } = await import('node:url');
   const fs = await import('node:fs');
+  const path = await import('node:path');
   globalThis.require ??= createRequire(import.meta.url);
   globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
-  const file = fileURLToPath(new URL('../build/wasm/attnplay_core.wasm', import.meta.url));
-  return fs.existsSync(file) ? { wasmBinary: fs.readFileSync(file) } : {};
+  const dir = process.env.ATTNPLAY_WASM_DIR;
+  const base = dir ? pathToFileURL(path.resolve(dir) + path.sep) : new URL('../build/wasm/', import.meta.url);
+  const factory = dir ? (await import(/* @vite-ignore */ new URL('attnplay_core.mjs', base).href)).default : await defaultFactory();
+  const file = fileURLToPath(new URL('attnplay_core.wasm', base));
+  return { factory, args: fs.existsSync(file) ? { wasmBinary: fs.readFileSync(file) } : {} };
 }
 
 /**
@@ -113,14 +132,20 @@ async function nodeOptions() {
  */
 export async function load(options = {}) {
   if (!corePromise) {
-    corePromise = (isNode ? nodeOptions() : Promise.resolve({})).then((base) => {
-      const args = { ...base };
+    const base = isNode ? nodeOptions() : defaultFactory().then((factory) => ({ factory, args: {} }));
+    corePromise = base.then(({ factory, args: baseArgs }) => {
+      const args = { ...baseArgs };
       if (options.wasmBinary) args.wasmBinary = options.wasmBinary;
       else if (options.wasmUrl) args.locateFile = (file, dir) => (file.endsWith('.wasm') ? options.wasmUrl : dir + file);
-      return createAttnplayCore(args);
+      return factory(args);
     });
   }
-  const core = await corePromise;
+  return api(await corePromise);
+}
+
+/** The API over an instantiated module: load()'s, and the page's first-load module's
+ * (build/wasm/attnplay_first.mjs, instantiated by web/src/compute.ts). */
+export function api(core) {
   return {
     run: makeRun(core),
     presets: () => JSON.parse(core.presets()),

@@ -2,9 +2,15 @@
 // call returns JSON text, {"trace": ...} or {"error": "message naming the field", "field": path}, and the thin
 // wrapper wasm/attnplay.mjs rethrows errors as JS Errors.
 //
-// Tensors travel out of band: inputs as typed arrays referenced from the JSON as
-// {"shape": [...], "$buffer": i}; outputs the same way, read with outputBuffer(i) (a view into
-// wasm memory: copy it before the next call) and freed with releaseOutputs().
+// Tensors travel out of band, each copied once (issue 8: the heap never shrinks, so its peak is
+// what a page pays):
+//   in:  JS asks inputBuffer(i, n) for a float64 buffer of n numbers owned here (a Tensor; a view
+//        into wasm memory, filled with .set() at once: a later allocation may move memory), and
+//        references it from the scenario JSON as {"shape": [...], "$buffer": i}; the reader adopts
+//        the Tensor itself (reshaped, no copy). run() frees whatever was not adopted.
+//   out: the trace's float tensors are moved (not copied) into g_outputs and referenced the same
+//        way; outputBuffer(i) is a view into wasm memory (copy it before the next call), freed
+//        with releaseOutputs().
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -15,45 +21,71 @@ using emscripten::val;
 
 namespace {
 
-attnplay::Buffers g_outputs;
+attnplay::InputBuffers g_inputs;
+bool g_inputs_out_of_memory = false;
+attnplay::OutputBuffers g_outputs;
 
 // {"error": the one-line message, "field": the offending field's path ("" = the whole scenario)}
 std::string error_json(const std::string& message, const std::string& field) {
   return attnplay::json{{"error", message}, {"field", field}}.dump();
 }
 
-std::string run_impl(const std::string& scenario_text, const val& buffers, const attnplay::ProgressFn& progress) {
+void release_inputs() {
+  attnplay::InputBuffers().swap(g_inputs);
+  g_inputs_out_of_memory = false;
+}
+
+// Input buffer i of n numbers: a Float64Array view of its memory, to be filled at once; null when
+// n is beyond the per-tensor limit (nothing is allocated; the reader then reports the tensor's size)
+// or memory ran out (run() then answers "out of memory"). Buffer 0 starts a new set.
+val input_buffer(unsigned i, double n) {
+  if (i == 0) release_inputs();
+  if (i >= g_inputs.size()) g_inputs.resize(i + 1);
+  attnplay::InputBuffer& buf = g_inputs[i];
+  buf = attnplay::InputBuffer{};
+  buf.length = n > 0 ? static_cast<std::size_t>(n) : 0;
+  if (!(n <= static_cast<double>(attnplay::kMaxTensorElements))) return val::null();
   try {
-    attnplay::Buffers inputs;
-    const auto n = buffers["length"].as<unsigned>();
-    for (unsigned i = 0; i < n; ++i)
-      inputs.push_back(emscripten::convertJSArrayToNumberVector<double>(buffers[i]));
-    attnplay::Buffers().swap(g_outputs);
+    buf.data = attnplay::Tensor::from_shape({buf.length});
+  } catch (const std::bad_alloc&) {
+    g_inputs_out_of_memory = true;
+    return val::null();
+  }
+  return val(emscripten::typed_memory_view(buf.data.size(), buf.data.data()));
+}
+
+std::string run_impl(const std::string& scenario_text, const attnplay::ProgressFn& progress) {
+  struct Release {  // the inputs not adopted (and the adopted ones' husks) go, whatever happens
+    ~Release() { release_inputs(); }
+  } release;
+  try {
+    attnplay::OutputBuffers().swap(g_outputs);
+    if (g_inputs_out_of_memory) return error_json("scenario: out of memory (too large for the browser)", "");
     const auto scenario = attnplay::parse_scenario_text(scenario_text);
-    return attnplay::json{{"trace", attnplay::run_scenario(scenario, &inputs, &g_outputs, progress)}}.dump();
+    return attnplay::json{{"trace", attnplay::run_scenario(scenario, &g_inputs, &g_outputs, progress)}}.dump();
   } catch (const attnplay::Cancelled& e) {
-    attnplay::Buffers().swap(g_outputs);
+    attnplay::OutputBuffers().swap(g_outputs);
     return attnplay::json{{"error", e.what()}, {"field", e.field}, {"cancelled", true}}.dump();
   } catch (const attnplay::InputError& e) {
     return error_json(e.what(), e.field);
   } catch (const std::bad_alloc&) {
-    attnplay::Buffers().swap(g_outputs);
+    attnplay::OutputBuffers().swap(g_outputs);
     return error_json("scenario: out of memory (too large for the browser)", "");
   } catch (const std::exception& e) {
     return error_json(std::string("internal error: ") + e.what(), "");
   }
 }
 
-std::string run(const std::string& scenario_text, const val& buffers) { return run_impl(scenario_text, buffers, {}); }
+std::string run(const std::string& scenario_text) { return run_impl(scenario_text, {}); }
 
 // run() with progress: `callback(fraction, what, detailJson)` after each training epoch (SPEC §1:
 // long work reports progress). The callback must not throw (attnplay.mjs wraps it) and returns
 // true to go on, false to stop (the reply is then an error with "cancelled": true).
-std::string run_with_progress(const std::string& scenario_text, const val& buffers, const val& callback) {
+std::string run_with_progress(const std::string& scenario_text, const val& callback) {
   const attnplay::ProgressFn progress = [&callback](double fraction, const std::string& what, const attnplay::json& detail) {
     return callback(fraction, what, detail.dump()).as<bool>();
   };
-  return run_impl(scenario_text, buffers, progress);
+  return run_impl(scenario_text, progress);
 }
 
 val output_buffer(unsigned i) {
@@ -61,9 +93,13 @@ val output_buffer(unsigned i) {
   return val(emscripten::typed_memory_view(g_outputs[i].size(), g_outputs[i].data()));
 }
 
-void release_outputs() { attnplay::Buffers().swap(g_outputs); }
+void release_outputs() { attnplay::OutputBuffers().swap(g_outputs); }
 
+#ifdef ATTNPLAY_FIRST_LOAD
+std::string presets_json() { return "[]"; }  // the page's first-load module has none (algorithms.cpp)
+#else
 std::string presets_json() { return attnplay::presets_json().dump(); }
+#endif
 
 // The algorithm registry: [{name, title, title_zh, description}].
 std::string algorithms_json() { return attnplay::algorithms_json().dump(); }
@@ -73,6 +109,8 @@ std::string algorithms_json() { return attnplay::algorithms_json().dump(); }
 EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("run", &run);
   emscripten::function("runWithProgress", &run_with_progress);
+  emscripten::function("inputBuffer", &input_buffer);
+  emscripten::function("releaseInputs", &release_inputs);
   emscripten::function("outputBuffer", &output_buffer);
   emscripten::function("releaseOutputs", &release_outputs);
   emscripten::function("presets", &presets_json);

@@ -1,58 +1,71 @@
 // The algorithm registry: one entry per algorithm, in the order menus show them.
+//
+// Compiled twice (CMakeLists.txt): for every program, and with ATTNPLAY_FIRST_LOAD for the page's
+// first-load WASM module, which runs `full` alone and carries no presets (the page has them from
+// build/wasm/catalog.json), so the linker leaves every other algorithm out of it. The page loads
+// the whole module after its first trace (web/src/compute.ts).
 #include "adapters.hpp"
+
+#ifdef ATTNPLAY_FIRST_LOAD
+#define ONLY_WHOLE(runner_or_presets) nullptr
+#define DESCRIPTION(text) ""  // nobody reads them there (scripts/catalog.mjs takes the names)
+#else
+#define ONLY_WHOLE(runner_or_presets) runner_or_presets
+#define DESCRIPTION(text) text
+#endif
 
 namespace attnplay {
 
 const std::vector<AlgorithmEntry>& algorithms() {
   static const std::vector<AlgorithmEntry> table{
       {"full", "Scaled dot-product attention", "缩放点积注意力",
-       "softmax(scale * Q K^T + mask) V per batch and head (TSLib FullAttention, d2l DotProductAttention)",
-       run_full, full_presets},
+       DESCRIPTION("softmax(scale * Q K^T + mask) V per batch and head (TSLib FullAttention, d2l DotProductAttention)"),
+       run_full, ONLY_WHOLE(full_presets)},
       {"flash", "FlashAttention (online softmax, tiles)", "FlashAttention(在线 softmax,分块)",
-       "exact softmax(scale * Q K^T + mask) V computed key block by key block with a running max and a running sum "
-       "that rescale the partial context (FlashAttention): no L x L matrix, the same context as full",
-       run_flash, flash_presets},
+       DESCRIPTION("exact softmax(scale * Q K^T + mask) V computed key block by key block with a running max and a running sum "
+       "that rescale the partial context (FlashAttention): no L x L matrix, the same context as full"),
+       ONLY_WHOLE(run_flash), ONLY_WHOLE(flash_presets)},
       {"additive", "Additive attention", "加性注意力",
-       "w_v^T tanh(W_q q + W_k k), masked softmax, weighted V (d2l AdditiveAttention)", run_additive,
-       additive_presets},
+       DESCRIPTION("w_v^T tanh(W_q q + W_k k), masked softmax, weighted V (d2l AdditiveAttention)"), ONLY_WHOLE(run_additive),
+       ONLY_WHOLE(additive_presets)},
       {"nadaraya_watson", "Nadaraya-Watson kernel regression", "Nadaraya-Watson 核回归",
-       "y_hat = sum_i softmax_i(K((x - x_i) w)) y_i, with d2l's training loop (d2l NWKernelRegression)",
-       run_nadaraya_watson, nadaraya_watson_presets},
+       DESCRIPTION("y_hat = sum_i softmax_i(K((x - x_i) w)) y_i, with d2l's training loop (d2l NWKernelRegression)"),
+       ONLY_WHOLE(run_nadaraya_watson), ONLY_WHOLE(nadaraya_watson_presets)},
       {"positional_encoding", "Sinusoidal positional encoding", "正弦位置编码",
-       "P[i, 2j] = sin(i / base^(2j/d)), P[i, 2j+1] = cos(same) (d2l PositionalEncoding)",
-       run_positional_encoding, positional_encoding_presets},
+       DESCRIPTION("P[i, 2j] = sin(i / base^(2j/d)), P[i, 2j+1] = cos(same) (d2l PositionalEncoding)"),
+       ONLY_WHOLE(run_positional_encoding), ONLY_WHOLE(positional_encoding_presets)},
       {"prob", "ProbAttention (Informer)", "ProbSparse 注意力(Informer)",
-       "sampled sparsity M ranks the queries; the top u attend exactly, the rest keep the mean of V "
-       "(Informer / TSLib ProbAttention)",
-       run_prob, prob_presets},
+       DESCRIPTION("sampled sparsity M ranks the queries; the top u attend exactly, the rest keep the mean of V "
+       "(Informer / TSLib ProbAttention)"),
+       ONLY_WHOLE(run_prob), ONLY_WHOLE(prob_presets)},
       {"multihead", "Multi-head attention", "多头注意力",
-       "project, split into heads, attend (full or prob) per head, concatenate, W_o (d2l MultiHeadAttention, "
-       "TSLib AttentionLayer)",
-       run_multihead, multihead_presets},
+       DESCRIPTION("project, split into heads, attend (full or prob) per head, concatenate, W_o (d2l MultiHeadAttention, "
+       "TSLib AttentionLayer)"),
+       ONLY_WHOLE(run_multihead), ONLY_WHOLE(multihead_presets)},
       {"bahdanau", "Bahdanau attention (seq2seq)", "Bahdanau 注意力(序列到序列)",
-       "GRU encoder-decoder whose decoder attends over the encoder's outputs with additive attention at every step, "
-       "trainable on a synthetic task (d2l Seq2SeqEncoder + Seq2SeqAttentionDecoder, train_seq2seq)",
-       run_bahdanau, bahdanau_presets},
+       DESCRIPTION("GRU encoder-decoder whose decoder attends over the encoder's outputs with additive attention at every step, "
+       "trainable on a synthetic task (d2l Seq2SeqEncoder + Seq2SeqAttentionDecoder, train_seq2seq)"),
+       ONLY_WHOLE(run_bahdanau), ONLY_WHOLE(bahdanau_presets)},
       {"linear", "Linear (kernel) attention", "线性(核函数)注意力",
-       "sum_j sim(q_i, k_j) v_j / sum_j sim(q_i, k_j) with sim = phi(q).phi(k) (elu1, relu, cosine1) or the note's "
-       "softmax_E(Q) softmax_L(K)^T V, in O(L E D) (Su Jianlin's note)",
-       run_linear, linear_presets},
+       DESCRIPTION("sum_j sim(q_i, k_j) v_j / sum_j sim(q_i, k_j) with sim = phi(q).phi(k) (elu1, relu, cosine1) or the note's "
+       "softmax_E(Q) softmax_L(K)^T V, in O(L E D) (Su Jianlin's note)"),
+       ONLY_WHOLE(run_linear), ONLY_WHOLE(linear_presets)},
       {"performer", "Performer (FAVOR+)", "Performer(FAVOR+ 随机特征)",
-       "linear attention with positive random features phi(x) = exp(W x~ - |x~|^2/2) / sqrt(m) estimating "
-       "exp(q.k / sqrt(E)); orthogonal or iid rows, chi, sqrt_d or quantile lengths (Performer, Su Jianlin's note)",
-       run_performer, performer_presets},
+       DESCRIPTION("linear attention with positive random features phi(x) = exp(W x~ - |x~|^2/2) / sqrt(m) estimating "
+       "exp(q.k / sqrt(E)); orthogonal or iid rows, chi, sqrt_d or quantile lengths (Performer, Su Jianlin's note)"),
+       ONLY_WHOLE(run_performer), ONLY_WHOLE(performer_presets)},
       {"linformer", "Linformer (low-rank projection)", "Linformer(低秩投影)",
-       "softmax(scale * Q (E_proj K)^T) (F_proj V): keys and values projected from L_K rows to k (Linformer, "
-       "Su Jianlin's note)",
-       run_linformer, linformer_presets},
+       DESCRIPTION("softmax(scale * Q (E_proj K)^T) (F_proj V): keys and values projected from L_K rows to k (Linformer, "
+       "Su Jianlin's note)"),
+       ONLY_WHOLE(run_linformer), ONLY_WHOLE(linformer_presets)},
       {"lsh", "LSH attention (Reformer)", "LSH 注意力(Reformer)",
-       "shared-QK attention within the buckets argmax([qR, -qR]) of each hash round, rounds combined by softmax of "
-       "their logsumexp (Reformer)",
-       run_lsh, lsh_presets},
+       DESCRIPTION("shared-QK attention within the buckets argmax([qR, -qR]) of each hash round, rounds combined by softmax of "
+       "their logsumexp (Reformer)"),
+       ONLY_WHOLE(run_lsh), ONLY_WHOLE(lsh_presets)},
       {"pooling", "Pooling attention (pooled keys and values)", "池化注意力(对键和值下采样)",
-       "keys and values avg- or max-pooled along L (torch avg_pool1d / max_pool1d, no padding), then full "
-       "attention (Su Jianlin's note, 下采样技术)",
-       run_pooling, pooling_presets},
+       DESCRIPTION("keys and values avg- or max-pooled along L (torch avg_pool1d / max_pool1d, no padding), then full "
+       "attention (Su Jianlin's note, 下采样技术)"),
+       ONLY_WHOLE(run_pooling), ONLY_WHOLE(pooling_presets)},
   };
   return table;
 }
@@ -65,8 +78,10 @@ const AlgorithmEntry* find_algorithm(const std::string& name) {
 
 json algorithms_json() {
   json list = json::array();
-  for (const auto& a : algorithms())
+  for (const auto& a : algorithms()) {
+    if (!a.run) continue;  // not in the first-load module: it lists what it runs
     list.push_back({{"name", a.name}, {"title", a.title}, {"title_zh", a.title_zh}, {"description", a.description}});
+  }
   return list;
 }
 

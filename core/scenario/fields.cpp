@@ -94,7 +94,7 @@ std::vector<std::int64_t> initial_sizes(const std::vector<Dim>& dims) {
 
 // {"shape": [...], "data": [...] } or {"shape": [...], "$buffer": i}
 Tensor read_flat_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
-                        const Buffers* buffers) {
+                        InputBuffers* buffers) {
   const json& shape = value.at("shape");
   if (!shape.is_array() || shape.size() != dims.size())
     throw InputError(path + ".shape", "expected " + plural(static_cast<std::int64_t>(dims.size()), "dimension") + ", got " +
@@ -115,21 +115,26 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
     if (total > kMaxTensorElements)
       throw InputError(path, "too many numbers (the limit is " + std::to_string(kMaxTensorElements) + " per tensor)");
   }
-  Tensor t = Tensor::from_shape(s);
   if (value.contains("$buffer")) {
     const json& id = value["$buffer"];
     if (!buffers || !id.is_number_unsigned() || id.get<std::size_t>() >= buffers->size())
       throw InputError(path, "unknown buffer reference");
-    const auto& buf = (*buffers)[id.get<std::size_t>()];
-    if (buf.size() != total)
-      throw InputError(path + ".data", "expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " + std::to_string(buf.size()));
-    for (std::size_t i = 0; i < total; ++i) {
-      if (!std::isfinite(buf[i]))
+    InputBuffer& buf = (*buffers)[id.get<std::size_t>()];
+    if (buf.length != total)
+      throw InputError(path + ".data", "expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " + std::to_string(buf.length));
+    if (buf.adopted) throw InputError(path, "buffer " + id.dump() + " is referenced twice");
+    if (buf.data.size() != total) throw InputError(path, "buffer " + id.dump() + " was not allocated (out of memory)");
+    const double* data = buf.data.data();
+    for (std::size_t i = 0; i < total; ++i)
+      if (!__builtin_isfinite(data[i]))  // no call per number where inlining is off (-Os)
         throw InputError(path + ".data[" + std::to_string(i) + "]", "expected a finite number");
-      t.data()[i] = buf[i];
-    }
+    // adopted: the caller's numbers become the tensor, reshaped in place (no copy)
+    Tensor t = std::move(buf.data);
+    buf.adopted = true;
+    t.reshape(s);
     return t;
   }
+  Tensor t = Tensor::from_shape(s);
   const json& data = value.at("data");
   if (!data.is_array() || data.size() != total)
     throw InputError(path + ".data", "expected " + plural(static_cast<std::int64_t>(total), "number") + " for shape, got " +
@@ -145,7 +150,7 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
 }  // namespace
 
 Tensor read_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
-                   const Buffers* buffers) {
+                   InputBuffers* buffers) {
   if (value.is_object() && value.contains("shape") && (value.contains("data") || value.contains("$buffer")))
     return read_flat_tensor(value, path, dims, buffers);
   std::vector<double> data;
@@ -160,7 +165,7 @@ Tensor read_tensor(const json& value, const std::string& path, const std::vector
   return t;
 }
 
-Fields::Fields(const json& object, std::string path, const Buffers* buffers)
+Fields::Fields(const json& object, std::string path, InputBuffers* buffers)
     : object_(object), path_(std::move(path)), buffers_(buffers) {
   if (!object_.is_object())
     throw InputError(path_, "expected an object, got " + json_type_name(object_));

@@ -30,7 +30,19 @@ struct Dim {
 };
 
 // Tensors handed over out of band (WASM typed arrays), referenced as {"shape": [...], "$buffer": i}.
-using Buffers = std::vector<std::vector<double>>;
+// An input buffer is a flat float64 Tensor that the caller filled in place (WASM: JS writes the
+// typed array straight into it, see wasm/bindings.cpp); the reader adopts it (reshaped, never
+// copied), so a tensor crosses the boundary with one copy. `length` is the number of numbers the
+// caller passed: a buffer larger than kMaxTensorElements is not allocated (data stays empty) and
+// its reader reports the mismatch against the shape. A buffer can be adopted once.
+struct InputBuffer {
+  Tensor data;
+  std::size_t length = 0;
+  bool adopted = false;
+};
+using InputBuffers = std::vector<InputBuffer>;
+// A trace's tensors handed out of band: moved out of the trace (no copy), read by the caller.
+using OutputBuffers = std::vector<Tensor>;
 
 // Size limits for untrusted input.
 constexpr std::size_t kMaxTensorElements = std::size_t{1} << 24;  // 16M numbers, 128 MB
@@ -40,7 +52,7 @@ std::string json_type_name(const json& j);
 
 class Fields {
  public:
-  Fields(const json& object, std::string path, const Buffers* buffers = nullptr);
+  Fields(const json& object, std::string path, InputBuffers* buffers = nullptr);
 
   bool has(const std::string& key) const;
   const json& raw(const std::string& key);  // marks the key used; throws if absent
@@ -71,13 +83,13 @@ class Fields {
  private:
   const json& object_;
   std::string path_;
-  const Buffers* buffers_;
+  InputBuffers* buffers_;
   std::set<std::string> used_;
 };
 
 // Reads any JSON value as a tensor of the expected dims (nested arrays, {shape, data} or a
-// buffer reference). `path` names it in errors.
+// buffer reference, adopted from `buffers`). `path` names it in errors.
 Tensor read_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
-                   const Buffers* buffers);
+                   InputBuffers* buffers);
 
 }  // namespace attnplay

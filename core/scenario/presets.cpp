@@ -29,6 +29,7 @@ const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = [] {
     std::vector<Preset> list;
     for (const auto& algorithm : algorithms()) {
+      if (!algorithm.presets) continue;  // the first-load module carries none (algorithms.cpp)
       auto own = algorithm.presets();
       list.insert(list.end(), own.begin(), own.end());
     }

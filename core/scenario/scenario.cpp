@@ -128,21 +128,21 @@ void check_finite(const Trace& trace) {
       n = 1;
     }
     for (std::size_t i = 0; i < n; ++i)
-      if (!std::isfinite(data[i]))
+      if (!__builtin_isfinite(data[i]))  // no call per number where inlining is off (-Os)
         throw InputError("", "the trace's \"" + name + "\" holds a number that is not finite (entry " +
                          std::to_string(i) + "): the input numbers are too large");
   }
 }
 
-}  // namespace
-
-json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers) {
+// `Tr` is const Trace (nested arrays) or Trace (float tensors moved to out_buffers).
+template <class Tr>
+json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers) {
   json out = json::object();
   out["algorithm"] = trace.algorithm;
   json shapes = input_shapes;
-  for (const auto& field : trace.fields) {
+  for (auto& field : trace.fields) {
     const std::string& name = field.first;
-    const FieldValue& value = field.second;
+    auto& value = field.second;  // const unless the tensors are moved out
     // "group/key" (bahdanau's gradients/<parameter>): out[group][key], inline nested arrays,
     // not in shapes (docs/semantics.md, "Trace layout")
     if (const auto slash = name.find('/'); slash != std::string::npos) {
@@ -155,16 +155,16 @@ json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_bu
       continue;
     }
     std::visit(
-        [&](const auto& v) {
+        [&](auto& v) {
           using V = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
             out[name] = v;
           } else {
             const Shape shape(v.shape().begin(), v.shape().end());
             shapes[name] = shape_json(shape);
-            if constexpr (std::is_same_v<V, Tensor>) {
+            if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
               if (out_buffers) {
-                out_buffers->emplace_back(v.data(), v.data() + v.size());
+                out_buffers->push_back(std::move(v));  // the trace's own memory, no copy
                 out[name] = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
                 return;
               }
@@ -180,6 +180,14 @@ json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_bu
                  {"flops", trace.cost.flops}};
   out["warnings"] = trace.warnings;
   return out;
+}
+
+}  // namespace
+
+json trace_to_json(const Trace& trace, const json& input_shapes) { return trace_json(trace, input_shapes, nullptr); }
+
+json trace_to_json(Trace&& trace, const json& input_shapes, OutputBuffers* out_buffers) {
+  return trace_json(trace, input_shapes, out_buffers);
 }
 
 json parse_scenario_text(const std::string& text) {
@@ -203,7 +211,7 @@ void ScenarioContext::report(double fraction, const std::string& what, const jso
     throw Cancelled("", "cancelled by the progress callback at " + what + " (no trace: a partial run is not the scenario's)");
 }
 
-json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_buffers, const ProgressFn& progress) {
+json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers* out_buffers, const ProgressFn& progress) {
   Fields fields(scenario, "", in_buffers);
   ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}};
   ctx.progress = progress;
@@ -213,6 +221,8 @@ json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_
   const json& name = fields.raw("algorithm");
   const AlgorithmEntry* entry = name.is_string() ? find_algorithm(name.get<std::string>()) : nullptr;
   if (!entry) throw InputError("algorithm", "expected one of " + list + ", got " + (name.is_string() ? name.dump() : json_type_name(name)));
+  if (!entry->run)  // the page's first-load module (algorithms.cpp): the whole module runs it
+    throw InputError("algorithm", name.dump() + " is not in this build (the first-load module runs \"full\" only)");
 
   ctx.seed = static_cast<std::uint64_t>(fields.integer("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
   ctx.level = fields.choice("trace", {"full", "context"}, "full") == "full" ? TraceLevel::full : TraceLevel::context;
@@ -227,7 +237,8 @@ json run_scenario(const json& scenario, const Buffers* in_buffers, Buffers* out_
     trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");
   trace.warnings.insert(trace.warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
   fields.warn_unused(trace.warnings);
-  return trace_to_json(trace, ctx.input_shapes, out_buffers);
+  if (!out_buffers) return trace_to_json(trace, ctx.input_shapes);
+  return trace_to_json(std::move(trace), ctx.input_shapes, out_buffers);
 }
 
 }  // namespace attnplay

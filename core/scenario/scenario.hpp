@@ -80,11 +80,16 @@ const AlgorithmEntry* find_algorithm(const std::string& name);
 // [{name, title, title_zh, description}] in registry order.
 json algorithms_json();
 
-// Tensor output: nested arrays (CLI) or out-of-band buffers {"shape", "$buffer"} (WASM).
-json trace_to_json(const Trace& trace, const json& input_shapes, Buffers* out_buffers = nullptr);
+// Tensor output as nested arrays (CLI).
+json trace_to_json(const Trace& trace, const json& input_shapes);
+// The same with the float tensors out of band (WASM): each is moved out of the trace into
+// `out_buffers` (no copy) and written as {"shape", "$buffer": its index}.
+json trace_to_json(Trace&& trace, const json& input_shapes, OutputBuffers* out_buffers);
 
-// Runs one scenario. Throws InputError with a message naming the field.
-json run_scenario(const json& scenario, const Buffers* in_buffers = nullptr, Buffers* out_buffers = nullptr,
+// Runs one scenario. Throws InputError with a message naming the field. Tensors referenced as
+// {"shape", "$buffer": i} are adopted from `in_buffers` (moved out of them); with `out_buffers`
+// the trace's float tensors go there (see trace_to_json).
+json run_scenario(const json& scenario, InputBuffers* in_buffers = nullptr, OutputBuffers* out_buffers = nullptr,
                   const ProgressFn& progress = {});
 
 // Parses JSON text, turning syntax errors into InputError ("scenario: invalid JSON at byte 12: ...").

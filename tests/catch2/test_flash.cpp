@@ -155,6 +155,66 @@ TEST_CASE("dtype float32: full and flash compute in float32, within 1e-5 of floa
     }
 }
 
+TEST_CASE("the fused kernel at sizes that leave a remainder in every blocking: float32 within 1e-5 of float64, "
+          "float64 equal to its weights times V") {
+  // rows not a multiple of the 4-row register block or of the 32-row tile, keys not a multiple of
+  // the vector width or of the 128-key block, E and D not multiples of the vector width
+  struct Size {
+    std::size_t B, H, L_Q, L_K, E, D;
+  };
+  for (const Size& z : {Size{2, 2, 5, 3, 1, 1}, Size{2, 1, 37, 131, 7, 9}, Size{1, 2, 70, 260, 64, 64},
+                        Size{1, 1, 33, 129, 13, 5}, Size{1, 1, 130, 257, 4, 8}})
+    for (const json& mask : {json{{"kind", "none"}}, json{{"kind", "causal"}}, json{{"kind", "causal"}, {"fill", -5}}}) {
+      INFO(z.B << " " << z.H << " " << z.L_Q << " " << z.L_K << " " << z.E << " " << z.D << " " << mask.dump());
+      json s = random_qkv("full", 31, z.B, z.H, z.L_Q, z.L_K, z.E, z.D);
+      s["mask"] = mask;
+      const json f64 = run(s);
+      double worst = 0;
+      for (std::size_t b = 0; b < z.B; ++b)
+        for (std::size_t h = 0; h < z.H; ++h)
+          for (std::size_t i = 0; i < z.L_Q; ++i)
+            for (std::size_t d = 0; d < z.D; ++d) {
+              double x = 0;
+              for (std::size_t j = 0; j < z.L_K; ++j) x += at(f64["weights"], {b, h, i, j}) * at(s["v"], {b, j, h, d});
+              worst = std::max(worst, std::abs(x - at(f64["context"], {b, i, h, d})) / std::max(1.0, std::abs(x)));
+            }
+      CHECK(worst <= 1e-13);
+      s["trace"] = "context";
+      s["dtype"] = "float32";
+      const double d = max_rel_diff(run(s)["context"], f64["context"]);
+      CHECK(d <= 1e-5);
+      CHECK(d > 0);
+      json f = s;  // flash's fast path (no recorder) with its own block sizes
+      f["algorithm"] = "flash";
+      f["block_q"] = 3;
+      f["block_k"] = 5;
+      CHECK(max_rel_diff(run(f)["context"], f64["context"]) <= 1e-5);
+      f["dtype"] = "float64";
+      CHECK(max_rel_diff(run(f)["context"], f64["context"]) <= 1e-12);
+    }
+}
+
+TEST_CASE("the fused kernel names the first score that is not finite, in row order, inside a large tile") {
+  // query 40 x key 150 is inf - inf (NaN), query 45 x key 130 is inf: both in the second 32-row tile
+  // and the second key block; every other score is finite (about 1e300 at most)
+  json s = random_qkv("full", 7, 1, 1, 70, 260, 4, 3);
+  s["trace"] = "context";
+  const auto set = [&](const char* x, std::size_t row, std::vector<double> e) { s[x][0][row][0] = e; };
+  set("q", 40, {1e300, 1e300, 0, 0});
+  set("k", 150, {1e300, -1e300, 0, 0});
+  set("q", 45, {0, 0, 1e300, 1e300});
+  set("k", 130, {0, 0, 1e300, 1e300});
+  CHECK(error_of(s) == "q: q.k of query 40 and key 150 (batch 0, head 0) is not a finite number (|q| and |k| too large)");
+  s["algorithm"] = "flash";
+  CHECK(error_of(s) == "q: q.k of query 40 and key 150 (batch 0, head 0) is not a finite number (|q| and |k| too large)");
+  s["algorithm"] = "full";
+  set("q", 40, {0.5, 0.5, 0, 0});  // only the infinity is left
+  CHECK(error_of(s) == "q: q.k of query 45 and key 130 (batch 0, head 0) is not a finite number (|q| and |k| too large)");
+  set("q", 45, {0.5, 0.5, 0, 0});  // only a NaN (which a max can drop) is left
+  set("q", 50, {1e300, 1e300, 0, 0});
+  CHECK(error_of(s) == "q: q.k of query 50 and key 150 (batch 0, head 0) is not a finite number (|q| and |k| too large)");
+}
+
 TEST_CASE("dtype float32: a score beyond the float32 range names dtype") {
   json s = random_qkv("full", 3, 1, 1, 2, 2, 2, 2);
   s["q"][0][0][0] = json::array({1e30, 1e30});

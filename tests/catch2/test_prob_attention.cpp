@@ -530,8 +530,9 @@ TEST_CASE("prob exact comparison: a q.k that only the comparison forms overflows
 }
 
 TEST_CASE("prob relies on xtensor 0.24.3 reductions: stored sum, mean, cumsum, amax equal hand loops") {
-  // A lazy `e / xt::sum(e, {1}, xt::keep_dims)` gave wrong numbers on xtensor 0.24.3 (TOOLCHAIN.md);
-  // prob_attention.cpp stores every reduction in a named Tensor first. These are the forms it uses.
+  // A lazy `e / xt::sum(e, {1}, xt::keep_dims)` gave wrong numbers on xtensor 0.24.3 (TOOLCHAIN.md):
+  // store every reduction in a named Tensor first. These are the reference's forms, which
+  // prob_attention.cpp computes as the hand loops below (the last test case checks its trace).
   Rng rng(141, RngStream::data);
   Tensor e = Tensor::from_shape({5, 7});
   for (auto& x : e) x = rng.normal();
@@ -561,5 +562,97 @@ TEST_CASE("prob relies on xtensor 0.24.3 reductions: stored sum, mean, cumsum, a
       CHECK(V_cumsum(j, d) == acc);
     }
     CHECK(V_mean(d) == acc / 6.0);
+  }
+}
+
+TEST_CASE("prob's loops are the reference's xtensor lines bit for bit; the updated rows are the fused kernel's") {
+  // prob_attention.cpp writes steps 4 and 7 as loops (the strided views' stepping cost more than the
+  // products at L = 8192) and computes the updated rows of an unmasked run in one call of the fused
+  // kernel: the numbers are those of the xtensor expressions and of the row kernel.
+  Rng rng(151, RngStream::data);
+  const std::size_t B = 2, L = 9, H = 3, E = 4, D = 5;
+  Tensor q = Tensor::from_shape({B, L, H, E}), k = Tensor::from_shape({B, L, H, E}), v = Tensor::from_shape({B, L, H, D});
+  for (Tensor* t : {&q, &k, &v})
+    for (auto& x : *t) x = rng.normal();
+  const double scale = 0.5;
+  for (const bool causal : {false, true})
+    for (const CausalInitial how : {CausalInitial::sum, CausalInitial::mean}) {
+      INFO("causal " << causal << ", mean " << (how == CausalInitial::mean));
+      Mask mask;
+      if (causal) mask.kind = MaskKind::causal;
+      ProbOptions o;
+      o.factor = 1;  // u = U_part = 3 of 9
+      o.seed = 3;
+      o.causal_initial = how;
+      const Trace t = prob_attention(q, k, v, scale, mask, o, TraceLevel::full);
+      const Tensor& initial = t.tensor("initial_context");
+      const Tensor& context = t.tensor("context");
+      const Tensor& q_k_sample = t.tensor("q_k_sample");
+      const Tensor& sparsity = t.tensor("sparsity");
+      const auto& updated = std::get<BoolTensor>(*t.find("updated_rows"));
+      for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < H; ++h) {
+          // 7. `V.mean(dim=-2)` expanded, or `V.cumsum(dim=-2)` (divided by i + 1 for the mean)
+          const auto V_bh = xt::view(v, b, xt::all(), h, xt::all());
+          Tensor expected;
+          if (!causal) {
+            const Tensor V_mean = xt::mean(V_bh, {0});
+            expected = xt::broadcast(V_mean, {L, D});
+          } else {
+            const Tensor V_cumsum = xt::cumsum(V_bh, 0);
+            const Tensor count = xt::arange<double>(1.0, static_cast<double>(L) + 1.0);
+            expected = how == CausalInitial::sum ? V_cumsum : Tensor(V_cumsum / xt::view(count, xt::all(), xt::newaxis()));
+          }
+          for (std::size_t i = 0; i < L; ++i)
+            for (std::size_t d = 0; d < D; ++d) CHECK(initial(b, i, h, d) == expected(i, d));
+          // 4. `M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`
+          const Tensor products = xt::view(q_k_sample, b, h, xt::all(), xt::all());
+          const Tensor max = xt::amax(products, {1});
+          const Tensor total = xt::sum(products, {1});
+          const Tensor M = max - total / static_cast<double>(L);
+          for (std::size_t i = 0; i < L; ++i) CHECK(sparsity(b, h, i) == M(i));
+          // 8. each updated row: the row kernel's (ProbMask: bit for bit, it is that kernel) or the
+          //    fused tiles' (no mask: the same sums, the last bits may differ)
+          std::vector<double> s(L), w(L), c(D);
+          for (std::size_t i = 0; i < L; ++i) {
+            if (!updated(b, h, i)) {
+              for (std::size_t d = 0; d < D; ++d) CHECK(context(b, i, h, d) == initial(b, i, h, d));
+              continue;
+            }
+            attend_row(q, k, v, scale, mask, b, i, h, s.data(), w.data(), c.data());
+            for (std::size_t d = 0; d < D; ++d) {
+              if (causal) CHECK(context(b, i, h, d) == c[d]);
+              else CHECK(context(b, i, h, d) == Approx(c[d]).margin(1e-15).epsilon(1e-14));
+            }
+          }
+        }
+    }
+  // 3. the gathered products (four keys at a time, then one): dot() bit for bit, also for an E
+  //    that is not a multiple of 4
+  for (const std::size_t E2 : {std::size_t{4}, std::size_t{7}}) {
+    Tensor q2 = Tensor::from_shape({B, L, H, E2}), k2 = Tensor::from_shape({B, L, H, E2});
+    for (Tensor* t : {&q2, &k2})
+      for (auto& x : *t) x = rng.normal();
+    ProbOptions o;
+    o.factor = 2;  // U_part = 6: one group of four keys and two single ones
+    const Trace t = prob_attention(q2, k2, v, scale, Mask{}, o, TraceLevel::full);
+    const Tensor& q_k_sample = t.tensor("q_k_sample");
+    const auto& sample_index = std::get<IndexTensor>(*t.find("sample_index"));
+    REQUIRE(sample_index.shape()[1] == 6);
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < L; ++i)
+          for (std::size_t s = 0; s < 6; ++s) {
+            const auto j = static_cast<std::size_t>(sample_index(i, s));
+            CHECK(q_k_sample(b, h, i, s) == dot(row_ptr(q2, b, i, h), row_ptr(k2, b, j, h), E2));
+          }
+  }
+  // every row updated, no mask: full attention's context bit for bit (one kernel), at both levels
+  ProbOptions all;
+  all.factor = 100;  // u = L_Q
+  const Tensor full = full_attention(q, k, v, scale, Mask{}, TraceLevel::context).tensor("context");
+  for (const TraceLevel level : {TraceLevel::context, TraceLevel::full}) {
+    const Trace t = prob_attention(q, k, v, scale, Mask{}, all, level);
+    CHECK(t.tensor("context") == full);
   }
 }

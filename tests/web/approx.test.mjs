@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -36,6 +36,7 @@ async function afterTrace(action) {
   });
   await action();
   await page.waitForFunction(() => window.__traced);
+  await settle(page);
   return scenarioOf(page);
 }
 
@@ -99,6 +100,7 @@ test('sparse patterns: local, atrous and their union as the core computes them, 
   assert.match(await view.locator('.layers-numbers').innerText(), /every pair/);
   // the diagram of one query: the inputs it reaches
   await input('sparse.query').selectOption('0');
+  await settle(page);
   assert.equal(Number(await view.locator('[data-field="layers-diagram"]').getAttribute('data-reached')), reach[0].filter(Boolean).length);
   assert.deepEqual(problems, []);
 });
@@ -112,6 +114,7 @@ test('sparse view: w edits the scenario\'s mask, k is kept by the view; the patt
   assert.equal(Number(await el().locator('[data-field="cost.dot_products"]').innerText()), wasm.run(s1).cost.dot_products);
   // k is not a field of a local mask: only the pictures change, the scenario stays
   await input('sparse.dilation').fill('4');
+  await settle(page);
   const atrous = wasm.run(withMask(s1, { kind: 'atrous', dilation: 4 }));
   await page.waitForFunction((n) => Number(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-field="cost-atrous"]')?.dataset.dotProducts) === n, atrous.cost.dot_products);
@@ -125,8 +128,10 @@ test('sparse view: w edits the scenario\'s mask, k is kept by the view; the patt
   assert.match(await el().locator('.layers-numbers').innerText(), /not every pair/);
   // in Chinese too
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
   assert.match(await el().locator('[data-field="sparse"] h3').innerText(), /稀疏/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
+  await settle(page);
   assert.deepEqual(problems, []);
 });
 
@@ -160,8 +165,10 @@ test('linear: the implied weights beside softmax\'s, and the feature-map switch 
   const labels = await input('feature_map').locator('option').allTextContents();
   assert.ok(labels.some((x) => /the note's trick/.test(x)) && labels.some((x) => /author/.test(x)));
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
   assert.ok((await input('feature_map').locator('option').allTextContents()).some((x) => /笔记/.test(x)));
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
+  await settle(page);
   assert.deepEqual(problems, []);
 });
 
@@ -218,14 +225,20 @@ test('performer: the sweep over m runs in a Web Worker; its points are the core\
   assert.equal(Number(await verdict.getAttribute('data-lower')), lower);
   // cancel: a longer sweep (100 seeds), stopped at once
   await input('sweep.seeds').selectOption('100');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.sweep-status')?.dataset.status === 'running');
+  await settle(page);
   await input('sweep.cancel').click();
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.sweep-status')?.dataset.status === 'cancelled');
+  await settle(page);
   await page.waitForTimeout(300);
   assert.equal(await sweepStatus(), 'cancelled');
   // and a new sweep after a cancel (a new worker) finishes
   await input('sweep.seeds').selectOption('20');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.sweep-status')?.dataset.status === 'done', null, { timeout: 30000 });
+  await settle(page);
   for (const [key, mean] of await sweepTable()) assert.ok(Math.abs(mean - want[key]) <= 1e-12, key);
   assert.deepEqual(await page.evaluate(() => window.__csp), []);
   assert.deepEqual(problems, []);
@@ -329,6 +342,7 @@ test('bad input to the new algorithms: one line naming the field, beside its con
     await openUrl(page, `${base}#preset=${preset}`);
     const before = await traceOf(page);
     await input(key).fill(text);
+    await settle(page);
     const slot = el().locator(`[data-slot="field:${key}"]`);
     await slot.waitFor({ state: 'visible' });
     const shown = await slot.innerText();

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, launch, openUrl, scenarioOf, traceOf } from './harness.mjs';
+import { assertCells, launch, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 const SHOTS = process.env.SHOTS_DIR; // screenshots of each view when set (e.g. /tmp/shots9)
@@ -28,13 +28,15 @@ async function shot(name, field) {
 
 /** Sets a scenario through the element's API and waits for its trace event (training: when done). */
 async function setAndWait(scenario, timeout = 30000) {
-  return page.evaluate(([s, ms]) => new Promise((resolve, reject) => {
+  const out = await page.evaluate(([s, ms]) => new Promise((resolve, reject) => {
     const e = document.querySelector('attention-playground');
     const t0 = performance.now();
     const timer = setTimeout(() => reject(new Error('no trace in time')), ms);
     e.addEventListener('trace', (ev) => { clearTimeout(timer); resolve({ ms: performance.now() - t0, loss: ev.detail.loss ?? null }); }, { once: true });
     e.setScenario(s);
   }), [scenario, timeout]);
+  await settle(page);
+  return out;
 }
 
 const mirrored = (t, words) => words - 1 - t;
@@ -78,6 +80,7 @@ test('Bahdanau: default training (train: {}) in under 10 s; the held-out weights
 test('Bahdanau: cancel ends the worker, keeps the last good trace, and the page stays usable', async () => {
   const before = await traceOf(page);
   await page.evaluate(() => document.querySelector('attention-playground').setScenario({ algorithm: 'bahdanau', train: { epochs: 40, task: 'copy' } }));
+  await settle(page);
   const bar = el().locator('[data-part="training"] [role="progressbar"]');
   await page.waitForFunction(() => {
     const b = document.querySelector('attention-playground').shadowRoot.querySelector('[data-part="training"] [role="progressbar"]');
@@ -90,6 +93,7 @@ test('Bahdanau: cancel ends the worker, keeps the last good trace, and the page 
   await page.evaluate(() => new Promise((r) => setTimeout(r, 10)));
   assert.ok(Date.now() - t0 < 500);
   await el().locator('[data-key="train.cancel"]').click();
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-part="training"]')?.dataset.status === 'cancelled');
   const after = await traceOf(page);
@@ -138,7 +142,9 @@ test('complexity table: the three rows at n, d, k and the measured dot products'
   await shot('complexity', 'complexity');
   // the slider for n: 2^6
   await el().locator('[data-key="complexity.n"]').fill('6');
+  await settle(page);
   await el().locator('[data-key="complexity.n"]').dispatchEvent('change');
+  await settle(page);
   await check(64, 64, 3);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-field="complexity-measured"]')?.dataset.status === 'done', null, { timeout: 60000 });
@@ -173,19 +179,25 @@ test('positional encoding: columns 6-9, the binary analogy, the rotation reprodu
     assert.ok(worst < 1e-12, `δ = ${delta}: ${worst}`);
   }
   await el().locator('[data-key="pe.delta"]').fill('17');
+  await settle(page);
   await el().locator('[data-key="pe.delta"]').dispatchEvent('change');
+  await settle(page);
   assert.equal(await view('pe-rotation-error').getAttribute('data-delta'), '17');
   assert.ok(Number(await view('pe-rotation-error').getAttribute('data-value')) < 1e-12);
   await shot('positional', 'positional');
   // the controls are scenario properties
   await el().locator('[data-key="encoding_dim"]').fill('16');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').trace?.shapes?.P?.[1] === 16);
+  await settle(page);
   assert.ok(Number(await view('pe-rotation-error').getAttribute('data-value')) < 1e-12);
   // in Chinese
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
   assert.match(await view('positional').locator('h3').innerText(), /位置编码/);
   assert.match(await view('complexity').locator('h3').innerText(), /自注意力/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
+  await settle(page);
 });
 
 test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 draws; softmax with and without the scale', async () => {
@@ -208,15 +220,19 @@ test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 dr
   await shot('scale', 'scale-view');
   // another d: 16
   await el().locator('[data-key="scale.d"]').fill('16');
+  await settle(page);
   await el().locator('[data-key="scale.d"]').dispatchEvent('change');
+  await settle(page);
   assert.ok(Math.abs((await value('variance')) - 16) < 5 * Math.sqrt((2 * 256 + 96) / 2000));
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
   // the view is drawn again in Chinese: wait for its intro to say so
   await page.waitForFunction(() => /方差/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-field="scale-view"] .intro')?.textContent ?? ''));
   assert.match(await view('scale-view').locator('h3').innerText(), /1\/√d/);
   assert.match(await view('scale-view').locator('.intro').innerText(), /方差/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
+  await settle(page);
 });
 
 test('additive attention: the features (B, L_Q, L_K, h) and features · w_v = scores', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { dist, launch, nested, openUrl, scenarioOf, traceOf } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
 
 let page, base, problems, browser, wasm;
 
@@ -33,6 +33,7 @@ async function setScenario(scenario) {
     e.addEventListener('trace', () => resolve(), { once: true });
     e.setScenario(s);
   }), scenario);
+  await settle(page);
 }
 
 /** Hovers cell (i, j) of the canvas map `field`; returns what the map says about it. */
@@ -83,12 +84,14 @@ test('the single file works from file:// with no other file: the WASM inlined, n
   assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+(stylesheet|modulepreload)/);
   const requests = [];
   const onRequest = (r) => { if (!r.url().startsWith('data:')) requests.push(r.url()); };
+  await page.goto('about:blank');  // the page before may still fetch (index.html loads its whole module after the first trace)
   page.on('request', onRequest);
-  await page.goto('about:blank');
   await page.goto('file://' + file + '#preset=prob-toy');
   await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+  await settle(page);
   // the prob view (a chunk of its own on index.html) is inlined here
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-steps]'));
+  await settle(page);
   page.off('request', onRequest);
   assert.deepEqual(requests.filter((u) => !u.startsWith('file://' + file)), [], 'only the file itself');
   const trace = await traceOf(page);
@@ -102,7 +105,9 @@ test('a view that is not needed at first (ProbAttention) is loaded when it is', 
   await openUrl(page, base + '#preset=softmax-toy');
   assert.ok(!chunks.some((c) => /^(prob|pitfalls|performer|sparse|flash)-/.test(c)), `loaded at first: ${chunks.join(', ')}`);
   await el().locator('[data-key="preset"]').selectOption('prob-toy');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-steps]'));
+  await settle(page);
   page.off('response', onResponse);
   assert.ok(chunks.some((c) => /^prob-/.test(c)), `then: ${chunks.join(', ')}`);
 });
@@ -111,6 +116,7 @@ test('a map above 400 cells is a canvas; hovering a pixel gives the exact value 
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 40;
   await setScenario({ algorithm: 'full', q: tensor(L, 8, 1), k: tensor(L, 8, 2), v: tensor(L, 8, 3), mask: { kind: 'causal' } });
+  await settle(page);
   const trace = await traceOf(page);
   assert.equal(await el().locator('figure[data-field="scores"] canvas').count(), 1);
   assert.equal(await el().locator('figure[data-field="scores"] td').count(), 0);
@@ -127,6 +133,7 @@ test('a map wider than the pixels is downsampled, with a note; hover still gives
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 700;
   await setScenario({ algorithm: 'full', trace: 'full', q: tensor(L, 2, 4), k: tensor(L, 2, 5), v: tensor(L, 2, 6) });
+  await settle(page);
   const fig = el().locator('figure[data-field="weights"]');
   assert.equal(await fig.getAttribute('data-downsampled'), '2');
   assert.match(await fig.locator('.dims-note').innerText(), /downsampled/);
@@ -141,6 +148,7 @@ test('an edit updates the edited cell\'s row and column (and every other map val
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 24; // q, k, v: 24 × 8 cells, editable; scores 24 × 24: a canvas
   await setScenario({ algorithm: 'full', q: tensor(L, 8, 7), k: tensor(L, 8, 8), v: tensor(L, 8, 9) });
+  await settle(page);
   const before = await traceOf(page);
   await page.evaluate(() => new Promise((resolve) => {
     const e = document.querySelector('attention-playground');
@@ -149,6 +157,7 @@ test('an edit updates the edited cell\'s row and column (and every other map val
     input.value = '2.5';
     input.dispatchEvent(new Event('input', { bubbles: true }));
   }));
+  await settle(page);
   const scenario = await scenarioOf(page);
   assert.equal(scenario.k[0][5][0][2], 2.5);
   const expected = wasm.run(scenario);
@@ -171,6 +180,124 @@ test('an edit updates the edited cell\'s row and column (and every other map val
   assert.equal(Number(await el().locator('[data-key="k[0][5][0][3]"]').inputValue()), scenario.k[0][5][0][3]);
 });
 
+test('edits update the drawn maps in place: what is on screen shows the trace when its event fires, the rest once settled', async () => {
+  await openUrl(page, base + '#preset=linformer-k4');
+  // the results' weights map on screen (the inputs above it scroll away); the sections above it
+  // take their real height once drawn (content-visibility), so scroll until it stays in view
+  const weightsMap = el().locator('.panel-results > .maps figure[data-field="weights"]');
+  for (let tries = 0; tries < 20; tries++) {
+    await weightsMap.evaluate((f) => f.scrollIntoView({ block: 'center' }));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 30)))));
+    const box = await weightsMap.boundingBox();
+    if (box && box.y >= 0 && box.y + box.height <= 1000) break;
+  }
+  const box = await weightsMap.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 1000, `the weights map is on screen: ${JSON.stringify(box)}`);
+  // mark drawn nodes: an update keeps them (the same figure, table cell and canvas-free table)
+  await page.evaluate(() => {
+    const r = document.querySelector('attention-playground').shadowRoot;
+    for (const f of ['weights', 'context', 'implied.weights', 'E_proj']) {
+      const fig = r.querySelector(`figure[data-field="${f}"]`);
+      fig.__kept = f;
+      fig.querySelector('td[data-index]').__kept = f;
+    }
+  });
+  const edits = [];
+  for (let n = 0; n < 30; n++) edits.push({ key: `${'qkv'[n % 3]}[0][${(5 * n) % 16}][0][${n % 4}]`, text: String(((n * 37) % 17 - 8) / 4) });
+  for (const { key, text } of edits) {
+    // at the trace event, the map on screen already shows that trace's weights
+    const seen = await page.evaluate(({ key, text }) => new Promise((resolve) => {
+      const e = document.querySelector('attention-playground');
+      e.addEventListener('trace', (ev) => {
+        const cells = [...e.shadowRoot.querySelectorAll('.panel-results > .maps figure[data-field="weights"] td[data-index]')]
+          .map((td) => [td.dataset.index, Number(td.dataset.value)]);
+        resolve({ cells, weights: ev.detail.weights });
+      }, { once: true });
+      const input = e.shadowRoot.querySelector(`[data-key="${key}"]`);
+      input.value = text;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }), { key, text });
+    assert.equal(seen.cells.length, seen.weights[0][0].length * seen.weights[0][0][0].length);
+    for (const [index, v] of seen.cells) assert.equal(v, nested(seen.weights, index), `${key}: weights[${index}] at the trace event`);
+  }
+  await settle(page);
+  const scenario = await scenarioOf(page);
+  for (const { key, text } of edits.slice(-3)) assert.equal(nested(scenario[key[0]], key.slice(1).replace(/\]\[/g, ',').replace(/[[\]]/g, '')), Number(text));
+  const expected = wasm.run(scenario);
+  assert.deepEqual(await traceOf(page), expected);
+  // every map, on screen or not, shows the last trace's numbers
+  const host = el();
+  await assertCells(host.locator('.panel-results > .maps'), 'scores', expected.scores);
+  await assertCells(host.locator('.panel-results > .maps'), 'weights', expected.weights);
+  await assertCells(host.locator('.panel-results > .maps'), 'context', expected.context);
+  await assertCells(host, 'implied.weights', expected.weights);
+  await assertCells(host, 'E_proj', expected.E_proj);
+  await assertCells(host, 'approx.context', expected.context);
+  await assertCells(host, 'exact_context', expected.exact_context);
+  // and the drawn nodes were kept, not rebuilt
+  const kept = await page.evaluate(() => {
+    const r = document.querySelector('attention-playground').shadowRoot;
+    return ['weights', 'context', 'implied.weights', 'E_proj'].map((f) => {
+      const fig = r.querySelector(`figure[data-field="${f}"]`);
+      return fig.__kept === f && fig.querySelector('td[data-index]').__kept === f;
+    });
+  });
+  assert.deepEqual(kept, [true, true, true, true]);
+  // with nobody asking (no `settled`), the parts off screen follow by themselves in idle time
+  const last = await page.evaluate(() => new Promise((resolve) => {
+    const e = document.querySelector('attention-playground');
+    e.addEventListener('trace', (ev) => resolve(ev.detail), { once: true });
+    const input = e.shadowRoot.querySelector('[data-key="v[0][3][0][1]"]');
+    input.value = '3.25';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }));
+  await page.waitForFunction(() => {
+    const r = document.querySelector('attention-playground').shadowRoot;
+    const e = document.querySelector('attention-playground');
+    const cells = [...r.querySelectorAll('figure[data-field="approx.context"] td[data-index]')];
+    const at = (t, index) => index.split(',').map(Number).reduce((a, i) => a[i], t);
+    return cells.length > 0 && cells.every((td) => Number(td.dataset.value) === at(e.trace.context, td.dataset.index));
+  }, null, { timeout: 5000 });
+  const offscreen = await page.evaluate(() => [...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('figure[data-field="exact_context"] td[data-index]')].map((td) => [td.dataset.index, Number(td.dataset.value)]));
+  for (const [index, v] of offscreen) assert.equal(v, nested(last.exact_context, index), `exact_context[${index}] in idle time`);
+});
+
+test('a view whose inputs an edit does not change stays as drawn (the sparse patterns); the maps follow the edits', async (t) => {
+  if (!wasm.presets().some((p) => p.name === 'sparse-local')) { t.skip('no sparse-local preset'); return; }
+  await openUrl(page, base + '#preset=sparse-local');
+  await page.evaluate(() => { document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="sparse"]').__kept = true; });
+  const counts = async () => page.evaluate(() => {
+    const r = document.querySelector('attention-playground').shadowRoot;
+    return ['local', 'atrous', 'strided'].map((k) => r.querySelectorAll(`[data-field="pattern-${k}"] td`).length);
+  });
+  const before = await counts();
+  for (const [key, text] of [['q[0][1][0][0]', '0.75'], ['k[0][2][0][1]', '-1.5'], ['v[0][0][0][0]', '2'], ['q[0][1][0][0]', '-0.25']]) {
+    await page.evaluate(({ key, text }) => new Promise((resolve) => {
+      const e = document.querySelector('attention-playground');
+      e.addEventListener('trace', () => resolve(), { once: true });
+      const input = e.shadowRoot.querySelector(`[data-key="${key}"]`);
+      input.value = text;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }), { key, text });
+  }
+  await settle(page);
+  const scenario = await scenarioOf(page);
+  assert.equal(scenario.q[0][1][0][0], -0.25);
+  const expected = wasm.run(scenario);
+  assert.ok(await page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="sparse"]').__kept === true));
+  assert.deepEqual(await counts(), before);
+  const L = scenario.q[0].length;
+  assert.deepEqual(before, [L * L, L * L, L * L]);
+  const host = el().locator('.panel-results > .maps');
+  await assertCells(host, 'allowed', expected.allowed);
+  await assertCells(host, 'weights', expected.weights);
+  await assertCells(host, 'context', expected.context);
+  // the local pattern's cost is the core's for that mask
+  const local = wasm.run({ algorithm: 'full', q: scenario.q, k: scenario.k, v: scenario.v, mask: { kind: 'local', window: scenario.mask.window } });
+  assert.equal(Number(await el().locator('[data-field="cost-local"]').getAttribute('data-dot-products')), local.cost.dot_products);
+});
+
 test('flash: each key block\'s running max, rescale factor, running sum and output are the trace\'s; the last block equals full attention', async (t) => {
   const algorithms = wasm.algorithms().map((a) => a.name);
   if (!algorithms.includes('flash')) {
@@ -180,17 +307,20 @@ test('flash: each key block\'s running max, rescale factor, running sum and outp
   await openUrl(page, base + '#preset=softmax-toy');
   const scenario = { algorithm: 'flash', block_q: 2, block_k: 2, q: tensor(5, 3, 11), k: tensor(5, 3, 12), v: tensor(5, 3, 13) };
   await setScenario(scenario);
+  await settle(page);
   const trace = await traceOf(page);
   const expected = wasm.run(scenario);
   const full = wasm.run({ ...scenario, algorithm: 'full', block_q: undefined, block_k: undefined });
   const T = expected.running_max[0][0][0].length;
   assert.equal(T, 3);
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="flash"]'));
+  await settle(page);
   const view = el().locator('[data-field="flash"]');
   const read = (field) => view.locator(`td[data-field="${field}"]`).evaluateAll((tds) =>
     tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
   for (let step = 0; step < T; step++) {
     await view.locator('[data-key="flash.step"]').fill(String(step));
+    await settle(page);
     await page.waitForFunction((s) => document.querySelector('attention-playground').shadowRoot
       .querySelector('[data-field="flash.step"]')?.textContent.includes(`${s + 1} /`), step);
     const maxes = await read('running_max');

@@ -56,8 +56,17 @@ export async function openUrl(page, url) {
 export const scenarioOf = (page) => page.evaluate(() => document.querySelector('attention-playground').scenario);
 export const traceOf = (page) => page.evaluate(() => document.querySelector('attention-playground').trace);
 
+/** Waits until every element's results show its latest trace: the parts of the results off screen
+ * take a new trace in idle time (issue 8), and `settled` patches them at once. `target`: the page or
+ * a locator on it. */
+export async function settle(target) {
+  const page = typeof target.page === 'function' ? target.page() : target;
+  await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-playground')].map((e) => e.settled)));
+}
+
 /** [data-index, Number(data-value)] of every cell of the figure `field` under `host`. */
 export async function cellsOf(host, field) {
+  await settle(host);
   return host.locator(`[data-field="${field}"] td[data-index]`).evaluateAll((tds) =>
     tds.map((td) => [td.dataset.index, td.dataset.value]));
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
-import { openUrl } from './harness.mjs';
+import { openUrl, settle } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
@@ -60,14 +60,18 @@ const open = (hash = '') => openUrl(page, base + hash);
 
 async function pickPreset(name) {
   await input('preset').selectOption(name);
+  await settle(page);
   await page.waitForFunction((n) => location.hash === `#preset=${n}`, name);
+  await settle(page);
   await page.evaluate(() => document.querySelector('attention-playground').settled);
 }
 
 /** Clicks the language button and waits until the element has switched to `lang`. */
 async function switchLang(lang) {
   await input('lang').click();
+  await settle(page);
   await page.waitForFunction((l) => document.querySelector('attention-playground').getAttribute('lang') === l, lang);
+  await settle(page);
 }
 
 /** Opens a preset (skipping the test when this core has none of that name): its scenario and the core's trace. */
@@ -83,6 +87,7 @@ async function openPreset(t, name) {
 
 /** Context (B, L_Q, H, D) as the page shows it, read from data-value of every cell. */
 async function pageContext(host = el()) {
+  await settle(page);
   return host.locator('[data-field="context"] td[data-index]').evaluateAll((tds) =>
     tds.map((td) => [td.dataset.index, Number(td.dataset.value)]));
 }
@@ -112,7 +117,9 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
     document.querySelector('attention-playground').addEventListener('trace', () => { window.__traces++; });
   });
   await input('k[0][1][0][0]').fill('3');
+  await settle(page);
   await page.waitForFunction(() => window.__traces > 0);
+  await settle(page);
   const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(scenario.k, [[[[2]], [[3]], [[0]]]]);
   const expected = wasm.run(scenario);
@@ -124,6 +131,7 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
   assert.deepEqual(trace.weights, expected.weights);
   // and the URL now holds the scenario (written at most every 250 ms while edits stream)
   await page.waitForFunction(() => location.hash.startsWith('#scenario='));
+  await settle(page);
   const hash = await page.evaluate(() => decodeURIComponent(location.hash));
   assert.ok(hash.startsWith('#scenario='), hash);
   assert.deepEqual(JSON.parse(hash.slice('#scenario='.length)), scenario);
@@ -133,6 +141,7 @@ test('a malformed value is named inline and the last good result stays', async (
   await open('#preset=softmax-toy');
   const before = await value(cell('context', '0,0,0,0'));
   await input('k[0][2][0][0]').fill('1..2');
+  await settle(page);
   const err = slot('k');
   await err.waitFor({ state: 'visible' });
   assert.match(await err.innerText(), /k\[0\]\[2\]\[0\]\[0\]: expected a number, got "1\.\.2"/);
@@ -142,6 +151,7 @@ test('a malformed value is named inline and the last good result stays', async (
   assert.ok(!(await el().locator('[data-panel="results"]').innerText()).includes('NaN'));
   // fixing it clears the error and recomputes
   await input('k[0][2][0][0]').fill('1');
+  await settle(page);
   await err.waitFor({ state: 'hidden' });
   const expected = wasm.run({ ...(await page.evaluate(() => document.querySelector('attention-playground').scenario)) });
   assert.ok(Math.abs(await value(cell('context', '0,0,0,0')) - expected.context[0][0][0][0]) <= 1e-12);
@@ -151,15 +161,18 @@ test('a wrong shape (scenario JSON) is named by the core beside K; invalid JSON 
   await open('#preset=softmax-toy');
   const good = await value(cell('context', '0,0,0,0'));
   await el().locator('[data-panel="json"] summary').click();
+  await settle(page);
   const area = input('json');
   const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   scenario.k[0][1][0] = [1, 2];
   await area.fill(JSON.stringify(scenario));
+  await settle(page);
   const err = slot('k');
   await err.waitFor({ state: 'visible' });
   assert.match(await err.innerText(), /^k\[0\]\[1\]\[0\]: expected 1 number \(E of q\), got 2/);
   assert.equal(await value(cell('context', '0,0,0,0')), good);
   await area.fill('{"algorithm": "full",');
+  await settle(page);
   const jsonErr = slot('json');
   await jsonErr.waitFor({ state: 'visible' });
   assert.match(await jsonErr.innerText(), /^scenario: invalid JSON/);
@@ -169,22 +182,29 @@ test('a wrong shape (scenario JSON) is named by the core beside K; invalid JSON 
 test('masks: kinds, parameters and the explicit grid, each recomputed like the core', async () => {
   await open('#preset=softmax-toy');
   await input('dim.L_Q.plus').click();
+  await settle(page);
   await input('dim.L_Q.plus').click();
+  await settle(page);
   await input('mask.kind').selectOption('local');
+  await settle(page);
   await input('mask.window').fill('0');
+  await settle(page);
   let s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(s.mask, { kind: 'local', window: 0 });
   assert.equal(await cell('allowed', '0,0,1,0').innerText(), '·');
   assert.equal(await cell('allowed', '0,0,1,1').innerText(), '✓');
   assert.ok(await cell('scores', '0,0,1,0').evaluate((td) => td.classList.contains('masked')));
   await input('mask.kind').selectOption('explicit');
+  await settle(page);
   await input('mask.allowed[2][0]').click();
+  await settle(page);
   s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s.mask.allowed[2][0], false);
   const expected = wasm.run(s);
   assert.equal(await value(cell('weights', '0,0,2,0')), 0);
   for (const [index, v] of await pageContext()) assert.ok(Math.abs(v - nested(expected.context, index)) <= 1e-12);
   await input('mask.fill.mode').selectOption('number');
+  await settle(page);
   s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s.mask.fill, -1e6);
 });
@@ -199,11 +219,14 @@ test('several elements on one page are independent; setScenario and the trace ev
     document.querySelector('main').append(second);
   });
   await page.waitForFunction(() => document.getElementById('second').trace != null);
+  await settle(page);
   const second = page.locator('#second');
   const secondBefore = await pageContext(second);
   await input('k[0][0][0][0]').fill('5');
+  await settle(page);
   // the first element writes its edit to the URL (at most every 250 ms): wait for it
   await page.waitForFunction(() => location.hash.startsWith('#scenario='));
+  await settle(page);
   const hashBefore = await page.evaluate(() => location.hash);
   assert.deepEqual(await pageContext(second), secondBefore);
   assert.equal(await second.locator('[data-panel="tensors"]').count(), 0);
@@ -212,6 +235,7 @@ test('several elements on one page are independent; setScenario and the trace ev
     s2.addEventListener('trace', (e) => resolve(e.detail), { once: true });
     s2.setScenario({ algorithm: 'full', q: [[[[1]]]], k: [[[[2]], [[1]], [[0]]]], v: [[[[10, 0]], [[0, 20]], [[10, 10]]]] });
   }));
+  await settle(page);
   assert.ok(Math.abs(detail.context[0][0][0][0] - 7.552715289452022) < 1e-12);
   assert.ok(Math.abs(await value(cell('context', '0,0,0,0', second)) - 7.552715289452022) < 1e-12);
   // only the sync-hash element writes the URL
@@ -230,6 +254,7 @@ test('the URL hash restores a scenario', async () => {
   // and a hash set later (back/forward, a pasted link) applies too
   await page.evaluate(() => { location.hash = '#preset=d2l-masked-softmax-2d'; });
   await page.waitForFunction(() => document.querySelector('attention-playground').scenario.mask?.kind === 'valid_lens');
+  await settle(page);
   assert.equal(await input('preset').inputValue(), 'd2l-masked-softmax-2d');
 });
 
@@ -247,6 +272,7 @@ test('every control has an accessible name; the language switch works', async ()
   await switchLang('zh');
   assert.match(await el().locator('[data-panel="results"] h2').innerText(), /结果/);
   await input('lang').click();
+  await settle(page);
 });
 
 test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider, resample, full comparison', async (t) => {
@@ -296,10 +322,12 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
   assert.equal(await slot('prob').isVisible(), false);
   // back to the preset's factor: its sample_index comes back
   await input('factor').fill(String(factor));
+  await settle(page);
   const s2 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(s2.sample_index, s0.sample_index);
   // resample: drops sample_index, seed + 1
   await input('resample').click();
+  await settle(page);
   const s3 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s3.sample_index, undefined);
   assert.equal(s3.seed, Number(s0.seed ?? 0) + 1);
@@ -324,7 +352,9 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
   const options = await input('causal_initial').locator('option').allTextContents();
   assert.deepEqual(options, ['cumulative sum (reference)', 'cumulative mean']);
   await input('pitfalls.show').click();
+  await settle(page);
   await input('causal_initial').selectOption('mean');
+  await settle(page);
   await side.waitFor({ state: 'visible' });
   assert.equal(await prob.locator('[data-field="pitfall-hint"]').count(), 0);
   assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /causal_initial = mean: .*cumulative mean/);
@@ -371,6 +401,7 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
   await switchLang('en');
   // back to the reference: the comparison goes, the hint comes back
   await input('causal_initial').selectOption('sum');
+  await settle(page);
   await side.waitFor({ state: 'detached' });
   await prob.locator('[data-field="pitfall-hint"]').waitFor({ state: 'visible' });
   assert.equal(await page.evaluate(() => document.querySelector('attention-playground').scenario.causal_initial), 'sum');
@@ -385,7 +416,9 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   await open('#preset=prob-toy');
   const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   await input('pitfalls.show').click();
+  await settle(page);
   await input('sample_per_head').selectOption('true');
+  await settle(page);
   const side = el().locator('[data-field="pitfalls"]');
   await side.waitFor({ state: 'visible' });
   const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
@@ -402,7 +435,9 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   // a sample_index given per head is dropped for the reference, which says so
   const perHead = { ...s1, sample_index: [s0.sample_index] };
   await page.evaluate((s) => document.querySelector('attention-playground').setScenario(s), perHead);
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').scenario.sample_index !== undefined);
+  await settle(page);
   assert.match(await side.locator('[data-field="pitfall-samples"]').innerText(), /dropped for the reference/);
   const e2 = wasm.run(perHead), r2 = wasm.run({ ...ref });
   for (const [index, v] of await side.locator('td.ctx.side-ref span.num').evaluateAll((xs) => xs.map((x) => [x.dataset.index, Number(x.dataset.value)]))) {
@@ -414,8 +449,11 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   // switched off: the preset's shared sample_index comes back
   await open('#preset=prob-toy');
   await input('pitfalls.show').click();
+  await settle(page);
   await input('sample_per_head').selectOption('true');
+  await settle(page);
   await input('sample_per_head').selectOption('false');
+  await settle(page);
   const s3 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(s3.sample_index, s0.sample_index);
   await side.waitFor({ state: 'detached' });
@@ -444,7 +482,9 @@ test('Nadaraya-Watson: d2l\'s plot, the loss per epoch, and the kernel changed l
   // the kernel, from its control: recomputed live, as the core does in node
   const before = await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat);
   await input('kernel').selectOption('boxcar');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').scenario.kernel === 'boxcar');
+  await settle(page);
   const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual({ ...s1, kernel: 'gaussian' }, s0);
   const after = await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat);
@@ -453,6 +493,7 @@ test('Nadaraya-Watson: d2l\'s plot, the loss per epoch, and the kernel changed l
   assert.match(await plot.getAttribute('aria-label'), /kernel boxcar/);
   // w, from its number input
   await input('w').fill('2');
+  await settle(page);
   const s2 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s2.w, 2);
   assert.deepEqual(await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat), wasm.run(s2).y_hat);
@@ -468,6 +509,7 @@ test('dist/attention-playground.html works alone from file://', async () => {
   await page.goto('about:blank');
   await page.goto('file://' + file + '#preset=softmax-toy');
   await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+  await settle(page);
   assert.ok(Math.abs(await value(cell('context', '0,0,0,0')) - 7.552715289452022) < 1e-12);
 });
 
@@ -497,7 +539,9 @@ test('the algorithm menu is the core\'s registry: its names, labelled with their
   await switchLang('en');
   // picking one from the menu runs it
   await input('algorithm').selectOption('additive');
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').trace?.algorithm === 'additive');
+  await settle(page);
 });
 
 /** The error the WASM module throws for a scenario (message and field), as the page must show it. */
@@ -516,6 +560,7 @@ async function showsCoreError(scenario, field, slotName) {
   const e = coreError(scenario);
   assert.equal(e.field, field);
   await page.evaluate((s) => document.querySelector('attention-playground').setScenario(s), scenario);
+  await settle(page);
   const where = slot(slotName);
   await where.waitFor({ state: 'visible' });
   assert.equal(await where.innerText(), e.message);
@@ -549,6 +594,7 @@ test('a core error is placed by its field: a bad tensor cell beside that tensor,
   assert.equal(await value(cell('context', '0,0,0,0')), good);
   // fixed from its control: the error goes, the results are current again
   await input('mask.window').fill('1');
+  await settle(page);
   await beside.waitFor({ state: 'detached' });
   const fixed = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(fixed.mask, { kind: 'local', window: 1 });
@@ -618,7 +664,9 @@ test('the ProbAttention step view numbers its steps as SPEC §2 does (en and zh)
   for (const [index, v] of attn) assert.ok(Math.abs(v - nested(expected.attn, index)) <= 1e-12, `attn[${index}]`);
   // without output_attention there is no attn: step 9 says how to get it, the numbering stays
   await input('pitfalls.show').click();
+  await settle(page);
   await input('output_attention').uncheck();
+  await settle(page);
   await step(9).locator('[data-field="attn-off"]').waitFor({ state: 'visible' });
   assert.equal(await page.evaluate(() => document.querySelector('attention-playground').trace.attn), undefined);
   assert.equal(await step(9).locator('[data-field="attn"]').count(), 0);
@@ -635,6 +683,7 @@ test('ProbAttention: the updated rows are the trace\'s updated_rows (the .squeez
   for (let b = 0; b < B; b++) {
     if (b > 0) {
       await input('slice.b').selectOption(String(b));
+      await settle(page);
       await page.waitForFunction((bb) => document.querySelector('attention-playground').shadowRoot
         .querySelector('[data-key="slice.b"]').value === String(bb), b);
     }

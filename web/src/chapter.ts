@@ -14,6 +14,7 @@ import { complexityView } from './views/complexity';
 import { POSITIONAL_DEFAULTS, positionalView, type PositionalParams } from './views/positional';
 import { scaleView } from './views/scale';
 import { additiveView } from './views/additive';
+import { keep } from './views/patch';
 
 export { runTraining } from './train';
 
@@ -117,9 +118,16 @@ export class ChapterViews {
       this.#scaleCache = { key, stats: scaleStats(p), scaled: this.#engine.run(scaled as Scenario), unscaled: this.#engine.run(unscaled as Scenario) };
     }
     const c = this.#scaleCache;
-    return scaleView({ params: p, stats: c.stats, scaled: c.scaled, unscaled: c.unscaled, lang,
-      onParams: (q) => { this.#scale = { ...this.#scale, ...q }; this.#redraw(); } });
+    // the same element while d, the draws, the seed and the language stay (an edit of q, k or v does
+    // not change it): the results keep it as it is drawn
+    if (this.#scaleView_?.key !== key || this.#scaleView_.lang !== lang) {
+      this.#scaleView_ = { key, lang, el: keep(scaleView({ params: p, stats: c.stats, scaled: c.scaled, unscaled: c.unscaled, lang,
+        onParams: (q) => { this.#scale = { ...this.#scale, ...q }; this.#redraw(); } })) };
+    }
+    return this.#scaleView_.el;
   }
+
+  #scaleView_: { key: string; lang: Lang; el: HTMLElement } | null = null;
 
   /** Stops what runs in the background (the element left the page). */
   dispose(): void {

@@ -3,12 +3,24 @@
 // The core is loaded once per page and shared by every <attention-playground> element: run() is
 // synchronous and keeps no state between calls, so elements cannot disturb each other.
 //
-// The .wasm is an asset of its own (Vite's `?url`): the core's loader fetches it and compiles it
+// First load (issue 8): two builds of the same core objects (CMakeLists.txt). The whole module
+// (build/wasm/attnplay_core.*) runs every algorithm; the first-load module
+// (build/wasm/attnplay_first.*, a third of its size) runs `full` only and has no presets. An element
+// whose first scenario the first-load module runs asks for it (getEngine({first})): its first trace
+// comes from there, and the whole module is loaded after it (whole()); from then on every run uses
+// the whole module. The menus come from build/wasm/catalog.json, the whole module's registry and
+// presets written at build time (scripts/catalog.mjs), so they are there before any module is.
+//
+// Each .wasm is an asset of its own (Vite's `?url`): the core's loader fetches it and compiles it
 // while it streams (WebAssembly.instantiateStreaming). The single-file page's build turns the URL
-// into a data: URL (vite.config.ts); it is decoded here and handed over as bytes, nothing fetched.
-import { load } from '../../wasm/attnplay.mjs';
+// into a data: URL (vite.config.ts); it is decoded here and handed over as bytes, nothing fetched;
+// that build has no first-load module (__ATTNPLAY_FIRST_MODULE__ is false: nothing to save).
+import { api, load } from '../../wasm/attnplay.mjs';
 import type { AlgorithmRecord, Core, PresetRecord } from '../../wasm/attnplay.mjs';
 import wasmUrl from '../../build/wasm/attnplay_core.wasm?url';
+import catalog from '../../build/wasm/catalog.json';
+
+declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
 export type Scenario = Record<string, unknown>;
 export type Trace = Record<string, unknown> & {
@@ -17,7 +29,9 @@ export type Trace = Record<string, unknown> & {
   cost?: { dot_products: number; dense_dot_products: number; flops: number };
   warnings?: string[];
 };
-export type Preset = PresetRecord;
+/** A preset; its scenario and description are missing until the whole module is loaded where the first-load
+ * module does not run it (build/wasm/catalog.json). */
+export type Preset = Omit<PresetRecord, 'scenario'> & { scenario?: PresetRecord['scenario'] };
 export type Algorithm = AlgorithmRecord;
 
 /** A run's result: the trace, or the core's message and the path of the field it is about
@@ -36,47 +50,33 @@ export interface Engine {
   presets(): Preset[];
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
+  /** Whether run() computes this algorithm now (false while the whole module loads). */
+  has(algorithm: string): boolean;
+  /** Resolves when the whole module runs every algorithm (starts loading it on the first call). */
+  whole(): Promise<void>;
 }
-
-let enginePromise: Promise<Engine> | null = null;
 
 /** A registry entry; a core that lists bare names gets its names as titles. */
 function algorithmRecord(entry: string | AlgorithmRecord): Algorithm {
   return typeof entry === 'string' ? { name: entry, title: entry, title_zh: entry, description: '' } : entry;
 }
 
-function wrap(core: Core): Engine {
-  let presetCache: Preset[] | null = null;
-  let algorithmCache: Algorithm[] | null = null;
-  return {
-    run(scenario) {
-      try {
-        return { ok: true, trace: core.run(scenario) as Trace };
-      } catch (e) {
-        const error = e instanceof Error ? e.message : String(e);
-        const field = (e as { field?: unknown } | null)?.field;
-        return { ok: false, error, field: typeof field === 'string' ? field : '' };
-      }
-    },
-    runWithProgress(scenario, onProgress) {
-      try {
-        return { ok: true, trace: core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } }) as Trace };
-      } catch (e) {
-        const error = e instanceof Error ? e.message : String(e);
-        const field = (e as { field?: unknown } | null)?.field;
-        return { ok: false, error, field: typeof field === 'string' ? field : '' };
-      }
-    },
-    presets() {
-      presetCache ??= core.presets();
-      return presetCache;
-    },
-    algorithms() {
-      algorithmCache ??= core.algorithms().map(algorithmRecord);
-      return algorithmCache;
-    },
-  };
+// the catalog leaves out what the first load does not show (descriptions but the presets' it runs)
+const catalogPresets = (catalog as { presets: Partial<Preset>[] }).presets
+  .map((p) => ({ name: '', title: '', title_zh: '', description: '', ...p }));
+const catalogAlgorithms = (catalog as { algorithms: Partial<Algorithm>[] }).algorithms
+  .map((a) => ({ name: '', title: '', title_zh: '', description: '', ...a }));
+
+function failure(e: unknown): Outcome {
+  const error = e instanceof Error ? e.message : String(e);
+  const field = (e as { field?: unknown } | null)?.field;
+  return { ok: false, error, field: typeof field === 'string' ? field : '' };
 }
+
+let wholeCore: Core | null = null;
+let wholePresets: Preset[] | null = null;
+let wholePromise: Promise<Core> | null = null;
+let firstPromise: Promise<{ core: Core; runs: Set<string> } | null> | null = null;
 
 function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
   const inline = /^data:[^,]*;base64,/.exec(wasmUrl);
@@ -87,7 +87,74 @@ function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
   return { wasmBinary: bytes };
 }
 
-export function getEngine(): Promise<Engine> {
-  enginePromise ??= load(loadOptions()).then(wrap);
-  return enginePromise;
+function loadWhole(): Promise<Core> {
+  wholePromise ??= load(loadOptions()).then((core) => (wholeCore = core));
+  return wholePromise;
+}
+
+/** The first-load module and the algorithms it runs (null where there is none, or it failed). */
+function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
+  firstPromise ??= !__ATTNPLAY_FIRST_MODULE__ ? Promise.resolve(null) : Promise.all([
+    import('../../build/wasm/attnplay_first.mjs'),
+    import('../../build/wasm/attnplay_first.wasm?url'),
+  ]).then(async ([factory, url]) => {
+    const module = await factory.default({
+      locateFile: (file: string, dir: string) => (file.endsWith('.wasm') ? url.default : dir + file),
+    });
+    const core = api(module);
+    return { core, runs: new Set(core.algorithms().map((a) => algorithmRecord(a).name)) };
+  }).catch(() => null);  // the whole module will do
+  return firstPromise;
+}
+
+function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
+  const coreFor = (scenario: Scenario): Core | null => {
+    if (wholeCore) return wholeCore;
+    return first && first.runs.has(String(scenario.algorithm)) ? first.core : null;
+  };
+  const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
+    error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
+  // the whole module follows the first trace: fetched once that is on screen, not before
+  const followFirst = (core: Core): void => {
+    if (core !== wholeCore && !wholePromise) setTimeout(() => void loadWhole().catch(() => {}), 250);
+  };
+  return {
+    run(scenario) {
+      const core = coreFor(scenario);
+      if (!core) return loading(scenario);
+      followFirst(core);
+      try {
+        return { ok: true, trace: core.run(scenario) as Trace };
+      } catch (e) {
+        return failure(e);
+      }
+    },
+    runWithProgress(scenario, onProgress) {
+      const core = coreFor(scenario);
+      if (!core) return loading(scenario);
+      try {
+        return { ok: true, trace: core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } }) as Trace };
+      } catch (e) {
+        return failure(e);
+      }
+    },
+    presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
+    algorithms: () => catalogAlgorithms,
+    has: (algorithm) => wholeCore != null || (first != null && first.runs.has(algorithm)),
+    whole: () => loadWhole().then(() => undefined),
+  };
+}
+
+/**
+ * The engine. With `first`, it resolves as soon as the first-load module is ready (where there is
+ * one): run() then computes what it runs (has()), and the whole module is fetched after the first
+ * run; whole() waits for it. Without, it resolves with the whole module loaded (workers, batches).
+ */
+export async function getEngine(options: { first?: boolean } = {}): Promise<Engine> {
+  if (options.first && !wholeCore) {
+    const first = await loadFirst();
+    if (first) return makeEngine(first);
+  }
+  await loadWhole();
+  return makeEngine(null);
 }

@@ -11,6 +11,10 @@ export interface Props {
   [prop: string]: unknown;
 }
 
+/** Elements given event listeners by h(): a page update replaces them rather than patching them
+ * (their listeners close over the options they were built with). */
+export const LISTENING = new WeakSet<Element>();
+
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
@@ -21,7 +25,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
       else if (key === 'text') el.textContent = String(value);
       else if (key === 'on') {
         for (const [type, fn] of Object.entries(value as Record<string, (e: Event) => void>)) {
-          if (fn) el.addEventListener(type, fn);
+          if (fn) { el.addEventListener(type, fn); LISTENING.add(el); }
         }
       } else if (key === 'dataset') Object.assign(el.dataset, value);
       else if (key === 'attrs') {

@@ -11,7 +11,7 @@
 // and the errors and does every edit; views/ build the DOM; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { getEngine, type Engine, type Preset, type Scenario } from './compute';
+import { getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { BatchHandle } from './sweep';
 import type { Sweeper } from './state/session';
@@ -20,11 +20,12 @@ import type { TrainHandle, Trainer } from './train';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';
-import { t, type Lang } from './i18n';
+import { loadLanguage, onLanguageLoaded, t, type Lang } from './i18n';
 import { propControls, type ControlContext } from './views/controls';
 import { errorSlot, showErrors } from './views/errors';
 import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './views/panels';
 import { costLine, results, warningList } from './views/results';
+import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
 type PanelName = (typeof PANELS)[number];
@@ -166,22 +167,34 @@ export class AttentionPlayground extends HTMLElement {
     return true;
   }
 
-  /** Resolves once the views the current trace needs are loaded and drawn (lazy chunks). */
+  /** Resolves once the views the current trace needs are loaded and drawn (lazy chunks), and every
+   * part of the results off screen shows the latest trace (they are patched in idle time). */
   get settled(): Promise<void> {
-    return idle();
+    flushPatches();
+    return Promise.all([idle(), loadLanguage(this.#lang)]).then(() => idle()).then(() => flushPatches());
   }
 
   connectedCallback(): void {
     if (this.#started) return;
     this.#started = true;
-    getEngine().then((engine) => {
+    onLanguageLoaded(() => { if (this.#session) this.#renderAll(); });  // i18n.ts: Chinese arrives later
+    // the first-load module where it runs the first scenario (compute.ts): a third of the bytes
+    Promise.all([getEngine({ first: true }), loadLanguage(this.#lang)]).then(([engine]) => {
       this.#engine = engine;
       setRegistry(engine.algorithms());
-      this.#session = new Session(engine, (trace) => this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true })), lazySweeper);
+      this.#session = new Session(engine, (trace) => {
+        // dispatched once the results show it (the end of the update that follows), else in a microtask
+        this.#pendingTrace = trace;
+        queueMicrotask(() => this.#dispatchTrace());
+      }, lazySweeper);
       this.#session.trainer = lazyTrainer;
+      this.#session.onLoaded = () => this.#renderAll();
       this.#session.onTraining = (final) => {
         if (final) this.#update('inputs', 'train');
-        else this.#chapter?.progress(this.#root, this.#lang);
+        else {
+          flushPatches(); // a part waiting to be patched must not bring back an older progress
+          this.#chapter?.progress(this.#root, this.#lang);
+        }
       };
       this.#initialScenario();
       preloadAll();  // the other views' modules, in the background once the first trace is shown
@@ -198,7 +211,8 @@ export class AttentionPlayground extends HTMLElement {
     if (!this.#session || old === value) return;
     if (name === 'preset' && value) this.#loadPreset(value, 'attribute');
     else if (name === 'scenario' && value) this.#scenarioText(value, 'attribute');
-    else if (name === 'lang' || name === 'controls') this.#renderAll();
+    else if (name === 'lang') void loadLanguage(this.#lang).then(() => this.#renderAll());  // never drawn half-translated
+    else if (name === 'controls') this.#renderAll();
   }
 
   // ---- whole scenarios ----
@@ -230,6 +244,17 @@ export class AttentionPlayground extends HTMLElement {
     this.#renderAll(source);
   }
 
+  /** The trace of the last recompute, until its `trace` event is dispatched. */
+  #pendingTrace: Trace | null = null;
+
+  /** The `trace` event, after the results were updated to show the trace. */
+  #dispatchTrace(): void {
+    const trace = this.#pendingTrace;
+    if (!trace) return;
+    this.#pendingTrace = null;
+    this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true }));
+  }
+
   // ---- URL hash (index.html only) ----
 
   #hashTimer: ReturnType<typeof setTimeout> | null = null;
@@ -237,21 +262,25 @@ export class AttentionPlayground extends HTMLElement {
   /** When the URL was last written (performance.now()). */
   #hashWritten = -Infinity;
 
-  /** Writes the scenario to the URL: at once after a pause, else at most once per 250 ms (the last
-   * edit wins). history.replaceState costs a few ms and Chromium throttles a stream of them, so a
-   * stream of edits (typing, a slider) must not write it each time. */
+  /** Writes the scenario to the URL: just after the edit (a task of its own, off the edit's path)
+   * after a pause, else at most once per 250 ms (the last edit wins). history.replaceState costs a
+   * few ms and Chromium throttles a stream of them, so a stream of edits (typing, a slider) must
+   * not write it each time; a long scenario waits the full 250 ms (encoding it costs more). */
   #syncHash(): void {
     if (!this.hasAttribute('sync-hash') || this.#hashTimer) return;
     const write = () => {
       this.#hashTimer = null;
-      this.#hashWritten = performance.now();
-      if (this.#session) this.#writeHash(this.#session.hash);
+      const now = performance.now();
+      if (!this.#session) return;
+      const text = this.#session.hash;
+      if (text.length > LONG_HASH && now - this.#hashWritten < 250) {
+        this.#hashTimer = setTimeout(write, 250 - (now - this.#hashWritten));
+        return;
+      }
+      this.#hashWritten = now;
+      this.#writeHash(text);
     };
     const since = performance.now() - this.#hashWritten;
-    if (since >= 250) {
-      const text = this.#session!.hash;
-      if (text.length <= LONG_HASH) { this.#hashWritten = performance.now(); this.#writeHash(text); return; }
-    }
     this.#hashTimer = setTimeout(write, Math.max(0, 250 - since));
   }
 
@@ -286,6 +315,7 @@ export class AttentionPlayground extends HTMLElement {
     if (change === 'inputs') this.#renderInputs(source);
     this.#renderOutputs();
     this.#afterChange(source);
+    this.#dispatchTrace();
   }
 
   #afterChange(source: string): void {
@@ -313,6 +343,7 @@ export class AttentionPlayground extends HTMLElement {
     if (!this.#session) return;
     const shown = this.#panels();
     clear(this.#app);
+    this.#memos.clear();
     this.#app.setAttribute('lang', this.#lang);
     if (shown.has('preset')) this.#app.append(h('header', { class: 'top', dataset: { panel: 'preset' } }));
     const side = h('aside', { class: 'side' });
@@ -331,6 +362,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#renderInputs(source, true);
     this.#renderOutputs();
     this.#afterChange(source);
+    this.#dispatchTrace();
   }
 
   #part(name: string): HTMLElement | null {
@@ -443,6 +475,12 @@ export class AttentionPlayground extends HTMLElement {
     return this.#chapter.views(this.#lang);
   }
 
+  /** The results' heading, stale note and general error slot: made once per panel (the error
+   * slot and the note are shown and hidden by showErrors, not by a render). */
+  #resultsHead: { panel: HTMLElement; nodes: Node[] } | null = null;
+
+  /** Draws the results: the views are built from the state (their maps deferred) and patched into
+   * what is drawn, so an edit touches the cells that changed only (views/patch.ts). */
   #renderOutputs(): void {
     const session = this.#session!;
     const { trace, scenario: s, b } = session;
@@ -450,52 +488,71 @@ export class AttentionPlayground extends HTMLElement {
     const lang = this.#lang;
     const panel = this.#part('results');
     if (panel) {
-      fill(panel, [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
-        h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')]);
-      const chapter = s.algorithm === 'bahdanau' || (trace && CHAPTER_ALGORITHMS.includes(trace.algorithm)) ? this.#chapterViews() : [];
-      if (s.algorithm === 'bahdanau') panel.append(...chapter); // training shows before its trace
-      if (trace) {
-        panel.append(costLine(trace, lang));
-        const w = warningList(trace, lang);
-        if (w) panel.append(w);
-        if (trace.algorithm === 'nadaraya_watson') {
-          const m = this.#view('nadaraya');
-          if (m) panel.append(m.nadarayaView({ trace, scenario: s, lang }));
-        }
-        if (s.algorithm !== 'bahdanau') panel.append(...chapter);
-        const own = this.#algorithmView();
-        if (own) panel.append(own);
-        else if (hasExact(trace)) {
-          const m = this.#view('approx');
-          if (m) panel.append(m.approxPanel({ trace, lang, b, h: hh }));
-        }
-        panel.append(results({ trace, b, h: hh, lang }));
+      if (this.#resultsHead?.panel !== panel) {
+        this.#resultsHead = { panel, nodes: [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
+          h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')] };
       }
+      const head = this.#resultsHead.nodes;
+      // each part built only when it is drawn: a part off screen is built and patched in idle time
+      render(panel, () => {
+        const nodes: (Node | LazyPart | null)[] = [...head];
+        const chapter = s.algorithm === 'bahdanau' || (trace && CHAPTER_ALGORITHMS.includes(trace.algorithm)) ? this.#chapterViews() : [];
+        if (s.algorithm === 'bahdanau') nodes.push(...chapter); // training shows before its trace
+        if (trace) {
+          nodes.push(lazyPart('cost', () => costLine(trace, lang)), lazyPart('warnings', () => warningList(trace, lang)));
+          if (trace.algorithm === 'nadaraya_watson') {
+            const m = this.#view('nadaraya');
+            if (m) nodes.push(lazyPart('nadaraya', () => m.nadarayaView({ trace, scenario: s, lang })));
+          }
+          if (s.algorithm !== 'bahdanau') nodes.push(...chapter);
+          nodes.push(lazyPart('algorithm', () => {
+            const own = this.#algorithmView();
+            if (own || !hasExact(trace)) return own;
+            const m = this.#view('approx');
+            return m ? m.approxPanel({ trace, lang, b, h: hh }) : null;
+          }));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang })));
+        }
+        return nodes;
+      });
     }
     const body = this.#part('prob')?.querySelector<HTMLElement>('.prob-body') ?? null;
     if (body && !body.parentElement!.hidden) {
-      clear(body);
       const prob = this.#view('prob');
       const pitfalls = this.#view('pitfalls');
-      if (trace?.algorithm === 'prob' && prob && pitfalls) {
-        body.append(h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
-          text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }));
+      render(body, () => {
+        if (trace?.algorithm !== 'prob' || !prob || !pitfalls) return [];
         const ref = session.reference;
-        body.append(ref
-          ? pitfalls.pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
-          : pitfalls.pitfallHint(lang, () => this.#showPitfalls()));
-        body.append(prob.probView({
-          trace, full: session.full, b, h: hh, lang,
-          factor: Number(s.factor ?? PROP.factor.default),
-          causal: (s.mask as Scenario | undefined)?.kind === 'causal',
-          causalInitial: String(s.causal_initial ?? PROP.causal_initial.default),
-          divisor: String(s.sparsity_divisor ?? PROP.sparsity_divisor.default),
-        }));
-      }
+        return [
+          h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
+            text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }),
+          lazyPart('pitfalls', () => (ref
+            ? pitfalls.pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
+            : pitfalls.pitfallHint(lang, () => this.#showPitfalls()))),
+          lazyPart('steps', () => prob.probView({
+            trace, full: session.full, b, h: hh, lang,
+            factor: Number(s.factor ?? PROP.factor.default),
+            causal: (s.mask as Scenario | undefined)?.kind === 'causal',
+            causalInitial: String(s.causal_initial ?? PROP.causal_initial.default),
+            divisor: String(s.sparsity_divisor ?? PROP.sparsity_divisor.default),
+          }))];
+      });
     }
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
     this.#maybeSweep();
+  }
+
+  /** Views kept as they are drawn while what they show stays the same (by name). */
+  #memos = new Map<string, { deps: unknown[]; el: HTMLElement }>();
+
+  /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */
+  #memo(name: string, deps: unknown[], build: () => HTMLElement): HTMLElement {
+    const m = this.#memos.get(name);
+    if (m && m.deps.length === deps.length && m.deps.every((d, i) => Object.is(d, deps[i]))) return m.el;
+    const el = keep(build());
+    this.#memos.set(name, { deps, el });
+    return el;
   }
 
   /** The view of the algorithm's own story (sparse patterns, linear, Performer, ...), which shows
@@ -508,8 +565,11 @@ export class AttentionPlayground extends HTMLElement {
     if (trace.algorithm === 'full' && session.sparse) {
       const m = this.#view('sparse');
       if (!m) return h('p', { class: 'loading', text: t(lang, 'loading') });
-      return m.sparseView({ patterns: session.sparse, b, h: session.h, lang, query: session.sparseQuery,
-        keys: { window: sparseKey(s, 'window'), dilation: sparseKey(s, 'dilation') },
+      const keys = { window: sparseKey(s, 'window'), dilation: sparseKey(s, 'dilation') };
+      // the same view while the patterns are the same (an edit of a value of q, k or v keeps them)
+      const patterns = session.sparse;
+      return this.#memo('sparse', [patterns, b, session.h, lang, session.sparseQuery, keys.window, keys.dilation], () => m.sparseView({
+        patterns, b, h: session.h, lang, query: session.sparseQuery, keys,
         onParam: (param, value) => {
           const structural = sparseKey(s, param) !== null;
           session.setSparseParam(param, value);
@@ -517,7 +577,7 @@ export class AttentionPlayground extends HTMLElement {
           else this.#renderOutputs();
           this.#refocus(`sparse.${param}`);
         },
-        onQuery: (i) => { session.selectSparseQuery(i); this.#renderOutputs(); this.#refocus('sparse.query'); } });
+        onQuery: (i) => { session.selectSparseQuery(i); this.#renderOutputs(); this.#refocus('sparse.query'); } }));
     }
     const hh = session.h;
     if (trace.algorithm === 'flash') {
@@ -555,6 +615,7 @@ export class AttentionPlayground extends HTMLElement {
 
   /** Redraws the sweep's part only (a progress report: its bar and status line only). */
   #renderSweep(): void {
+    flushPatches(); // a part waiting to be patched must not bring back an older progress
     const part = this.#root.querySelector<HTMLElement>('[data-part="sweep"]');
     const m = this.#view('performer');
     if (!part || !m || m.sweepProgress(part, this.#session!.sweep, this.#lang)) return;

@@ -26,6 +26,20 @@ declare module '*/wasm/attnplay.mjs' {
   }
   /** wasmUrl: where the .wasm is (fetched and compiled while it streams); wasmBinary: its bytes. */
   export function load(options?: { wasmUrl?: string; wasmBinary?: Uint8Array }): Promise<Core>;
+  /** The same API over a module instantiated elsewhere (the page's first-load module). */
+  export function api(module: unknown): Core;
+}
+
+/** Emscripten's factory of the first-load module (CMakeLists.txt: attnplay_first). */
+declare module '*/build/wasm/attnplay_first.mjs' {
+  const factory: (options: { locateFile?: (file: string, dir: string) => string }) => Promise<unknown>;
+  export default factory;
+}
+
+/** build/wasm/catalog.json (scripts/catalog.mjs): the whole module's registry and presets. */
+declare module '*/build/wasm/catalog.json' {
+  const catalog: { algorithms: unknown[]; presets: unknown[] };
+  export default catalog;
 }
 
 declare module '*.css?inline' {

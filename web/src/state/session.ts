@@ -9,9 +9,10 @@ import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type 
 import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { WITH_EXACT_WEIGHTS, exactIsSmall, exactScenario, flashFull } from './approx';
-import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, type SparseParams, type SparsePatterns } from './sparse';
+import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSignature, type SweepCurve } from './performer';
 import { traits } from './algorithms';
+import { runTyped } from './typed';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
 import type { TrainHandle, Trainer } from '../train';
 import { newTrainState, trains, type TrainState } from './chapter';
@@ -42,6 +43,17 @@ export interface SweepState {
 
 /** An error and the path of the field (or the key of the control) it is about. */
 export interface FieldError { field: string; message: string }
+
+/** A copy of a scenario to edit one number of: its objects (mask, train, ...) copied, its arrays
+ * shared (an edit replaces an array along the path it changes, setIn, and never writes into one;
+ * the tensors that did not change keep their typed copies, typed.ts). */
+function editCopy(s: Scenario): Scenario {
+  const out: Scenario = {};
+  for (const [key, value] of Object.entries(s)) {
+    out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) ? clone(value) : value;
+  }
+  return out;
+}
 
 export class Session {
   scenario: Scenario = {};
@@ -121,6 +133,7 @@ export class Session {
 
   /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over. */
   replace(scenario: Scenario, preset = ''): void {
+    this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;
     this.modified = false;
@@ -138,6 +151,16 @@ export class Session {
     if (!preset) {
       this.jsonError = `preset: no preset named "${name}"`;
       return false;
+    }
+    if (!preset.scenario) {
+      // its scenario comes with the whole WASM module (compute.ts: the first load carries only the
+      // presets the first-load module runs); the last good trace stays meanwhile
+      this.#pendingPreset = name;
+      if (!this.#awaitingWhole) {
+        this.#awaitingWhole = true;
+        void this.#engine.whole().then(() => this.#wholeLoaded(), (e: unknown) => this.#wholeFailed(e));
+      }
+      return true;
     }
     this.replace(clone(preset.scenario), name);
     return true;
@@ -171,9 +194,10 @@ export class Session {
   /** An edit: normalised against the current scenario (what stops applying is put aside, what
    * starts to apply comes back), sample_index fitted when asked, recomputed. */
   edit(next: Scenario, fitSampleIndex = false): void {
+    this.#pendingPreset = null;
     const s = normalise(next, this.#stash, this.scenario);
     if (s.algorithm !== this.scenario.algorithm) fitSharedKeys(s);
-    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => this.#engine.run(x));
+    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => runTyped(this.#engine, x));
     this.scenario = s;
     this.modified = true;
     this.#recompute();
@@ -237,8 +261,19 @@ export class Session {
       return;
     }
     this.#sparseKept[param] = value;
-    if (this.trace && isSparse(this.scenario)) this.sparse = sparsePatterns(this.scenario, this.#sparseKept, (x) => this.#engine.run(x));
+    if (this.trace && isSparse(this.scenario)) this.sparse = this.#sparsePatterns(this.scenario);
   }
+
+  /** The patterns beside a sparse `full` trace: run again only when what they depend on changed
+   * (an edit of a value of q, k or v keeps them: the same allowed cells and costs). */
+  #sparsePatterns(s: Scenario): SparsePatterns {
+    const signature = sparseSignature(s, this.#sparseKept);
+    if (this.sparse && signature !== null && signature === this.#sparseSignature) return this.sparse;
+    this.#sparseSignature = signature;
+    return sparsePatterns(s, this.#sparseKept, (x) => runTyped(this.#engine, x));
+  }
+
+  #sparseSignature: string | null = null;
 
   selectSparseQuery(i: number): void {
     this.sparseQuery = i;
@@ -306,7 +341,7 @@ export class Session {
       return false;
     }
     this.invalid.delete(key);
-    const next = clone(this.scenario);
+    const next = editCopy(this.scenario);
     apply(next, n);
     this.edit(next);
     return true;
@@ -368,13 +403,42 @@ export class Session {
     handle?.cancel();
   }
 
+  /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
+  onLoaded: (() => void) | null = null;
+  #awaitingWhole = false;
+  /** A preset chosen before its scenario was there (loadPreset); any other scenario cancels it. */
+  #pendingPreset: string | null = null;
+
+  /** The whole module is there: the preset or the run that waited for it happens now. */
+  #wholeLoaded(): void {
+    this.#awaitingWhole = false;
+    if (this.#pendingPreset !== null) this.loadPreset(this.#pendingPreset);
+    else this.#recompute();
+    this.onLoaded?.();
+  }
+
+  #wholeFailed(e: unknown): void {
+    this.#awaitingWhole = false;
+    this.error = { field: '', message: `the WASM module did not load: ${e instanceof Error ? e.message : String(e)}` };
+    this.onLoaded?.();
+  }
+
   #recompute(): void {
+    if (!this.#engine.has(String(this.scenario.algorithm))) {
+      // the page's first-load module does not run this algorithm (compute.ts): the last good trace
+      // stays until the whole module is there, then the latest scenario runs
+      if (!this.#awaitingWhole) {
+        this.#awaitingWhole = true;
+        void this.#engine.whole().then(() => this.#wholeLoaded(), (e: unknown) => this.#wholeFailed(e));
+      }
+      return;
+    }
     if (this.trainer && trains(this.scenario)) {
       this.startTraining();
       return;
     }
     this.cancelTraining();
-    const run = (s: Scenario) => this.#engine.run(s);
+    const run = (s: Scenario) => runTyped(this.#engine, s);
     const out = run(this.scenario);
     if (out.ok) {
       this.error = null;
@@ -387,7 +451,7 @@ export class Session {
         ? run(exactScenario(s, traits(s).scale === true))
         // flash: full attention on the very same scenario, whose context it must equal
         : out.trace.algorithm === 'flash' && exactIsSmall(s) ? run(flashFull(s)) : null;
-      this.sparse = isSparse(s) && out.trace.allowed !== undefined ? sparsePatterns(s, this.#sparseKept, run) : null;
+      this.sparse = isSparse(s) && out.trace.allowed !== undefined ? this.#sparsePatterns(s) : null;
     } else {
       this.error = { field: out.field, message: out.error };
     }

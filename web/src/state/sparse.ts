@@ -6,6 +6,7 @@
 import type { Outcome, Scenario, Trace } from '../compute';
 import { at } from '../format';
 import { get } from './scenario';
+import { typedTensor } from './typed';
 
 export const SPARSE_KINDS = ['local', 'atrous', 'strided'] as const;
 export type SparseKind = (typeof SPARSE_KINDS)[number];
@@ -63,6 +64,20 @@ export function sparsePatterns(s: Scenario, kept: SparseParams, run: (s: Scenari
   const params = sparseParams(s, kept);
   const runs = Object.fromEntries(SPARSE_KINDS.map((kind) => [kind, run(patternScenario(s, kind, params))])) as Record<SparseKind, Outcome>;
   return { params, causal: get(s, 'mask.causal') === true, current: maskKind(s) as SparseKind, runs };
+}
+
+/** What the three patterns' runs depend on: the shapes of q, k, v, the mask, w and k, scale and
+ * dtype; not the values of q, k, v (the allowed cells and the count of products are the mask's).
+ * Values past 1e150 could make a run overflow: then null, and the patterns are run again. */
+export function sparseSignature(s: Scenario, kept: SparseParams): string | null {
+  const shapes: number[][] = [];
+  for (const key of ['q', 'k', 'v']) {
+    const typed = typedTensor(s[key]);
+    if (!typed) return null;
+    for (const x of typed.data) if (!(Math.abs(x) < 1e150)) return null;
+    shapes.push(typed.shape);
+  }
+  return JSON.stringify([shapes, s.mask ?? null, sparseParams(s, kept), s.scale ?? null, s.dtype ?? null]);
 }
 
 /** A trace's `allowed` for (b, h) as booleans (the tensor may be broadcast over B and H). */

@@ -72,9 +72,28 @@ function fillTraining(part: HTMLElement, o: BahdanauViewOptions): void {
   }
 }
 
-/** A progress report: the training part's bar, status and loss only. */
+/** A progress report: the training part's bar, status and loss only (while it runs, the bar and
+ * the Cancel button stay the same nodes: a report per epoch must not pull the button away from a
+ * pointer about to click it). */
 export function trainProgress(part: HTMLElement, o: BahdanauViewOptions): void {
-  fillTraining(part, o);
+  const st = o.training;
+  const bar = part.querySelector<HTMLElement>('.train-row [role="progressbar"]');
+  const status = part.querySelector<HTMLElement>('[data-field="train-status"]');
+  if (!st || st.status !== 'running' || part.dataset.status !== 'running' || !bar || !status) {
+    fillTraining(part, o);
+    return;
+  }
+  const fresh = h('div');
+  fillTraining(fresh, o);
+  const pct = String(Math.round(100 * st.fraction));
+  bar.setAttribute('aria-valuenow', pct);
+  (bar.firstChild as HTMLElement).style.width = `${pct}%`;
+  status.textContent = fresh.querySelector('[data-field="train-status"]')?.textContent ?? '';
+  // the loss chart: the new one in place of the old
+  const chart = fresh.querySelector('figure.fig');
+  const old = part.querySelector('figure.fig');
+  if (chart && old) old.replaceWith(chart);
+  else if (chart) part.append(chart);
 }
 
 function heldOut(trace: Trace, task: string, lang: Lang): HTMLElement | null {

@@ -46,11 +46,17 @@ export function showErrors(root: ShadowRoot, errors: readonly FieldError[], stal
     if (list) el.dataset.fields = list.map((e) => e.field).join(' ');
     else delete el.dataset.fields;
   }
-  for (const el of root.querySelectorAll<HTMLElement>('input[data-key], select[data-key]')) {
-    const key = el.dataset.key!;
-    if (errors.some(({ field }) => key === field || key.startsWith(field + '['))) el.setAttribute('aria-invalid', 'true');
-    else el.removeAttribute('aria-invalid');
+  // the inputs the errors name: each error's own control and the cells under it (q -> q[0][1][0][2]),
+  // looked up by key (a page at L = 64 has thousands of cells; most edits have no error)
+  const named = new Set<Element>();
+  for (const { field } of errors) {
+    const key = CSS.escape(field);
+    for (const el of root.querySelectorAll(`input[data-key="${key}"], select[data-key="${key}"], input[data-key^="${CSS.escape(field + '[')}"], select[data-key^="${CSS.escape(field + '[')}"]`)) named.add(el);
   }
+  for (const el of root.querySelectorAll('[aria-invalid]')) {
+    if (!named.has(el) && (el.tagName === 'INPUT' || el.tagName === 'SELECT') && (el as HTMLElement).dataset.key !== undefined) el.removeAttribute('aria-invalid');
+  }
+  for (const el of named) if (el.getAttribute('aria-invalid') !== 'true') el.setAttribute('aria-invalid', 'true');
   for (const panel of ['results', 'prob']) root.querySelector(`[data-panel="${panel}"]`)?.classList.toggle('stale', stale);
   const note = root.querySelector<HTMLElement>('.stale-note');
   if (note) note.hidden = !stale;

@@ -82,139 +82,394 @@ function colorFor(kind: ColorKind, values: unknown[][], compact: boolean, extent
 const CANVAS_SIDE = 480;
 const MAX_PIXELS = 640;
 
+/** The 256-step colour tables of the canvas maps, by colour kind and domain (an edit that keeps a
+ * map's domain reuses its table). */
+const TABLES = new Map<string, ([number, number, number] | null)[]>();
+
 /** Colour of a value as r, g, b (the same scale as the tables'), through a 256-step table. */
 function rgbLookup(kind: ColorKind, values: unknown[][], extent?: number): (v: unknown) => [number, number, number] | null {
-  const color = colorFor(kind, values, true, extent);
-  const cache = new Map<string, [number, number, number]>();
-  const toRgb = (css: string | null): [number, number, number] | null => {
-    if (!css) return null;
-    let c = cache.get(css);
-    if (!c) { const x = rgb(css); c = [x.r, x.g, x.b]; cache.set(css, c); }
-    return c;
-  };
-  if (kind === 'bool' || kind === 'none') return (v) => toRgb(color(v));
+  if (kind === 'bool' || kind === 'none') {
+    const color = colorFor(kind, values, true, extent);
+    return (v) => { const css = color(v); if (!css) return null; const x = rgb(css); return [x.r, x.g, x.b]; };
+  }
   let lo = 0, hi = 1;
   if (kind === 'diverging') { hi = extent ?? largest(values, 1e-12, Math.abs); lo = -hi; }
   else { hi = largest(values, kind === 'count' ? 1 : 1e-12); lo = 0; }
   const steps = 256;
-  const table = Array.from({ length: steps }, (_, k) => toRgb(color(lo + ((hi - lo) * k) / (steps - 1))));
+  const key = `${kind}:${lo}:${hi}`;
+  let table = TABLES.get(key);
+  if (!table) {
+    const color = colorFor(kind, values, true, extent);
+    table = Array.from({ length: steps }, (_, k) => {
+      const css = color(lo + ((hi - lo) * k) / (steps - 1));
+      if (!css) return null;
+      const x = rgb(css);
+      return [x.r, x.g, x.b] as [number, number, number];
+    });
+    if (TABLES.size > 64) TABLES.clear();
+    TABLES.set(key, table);
+  }
+  const t = table;
   return (v) => {
     if (typeof v !== 'number' || !Number.isFinite(v)) return null;
     if (kind === 'count' && v <= 0) return null;
     const k = Math.round(((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * (steps - 1));
-    return table[k];
+    return t[k];
   };
+}
+
+/** The text colour for a background, remembered (a map's colours repeat from edit to edit). */
+const TEXT_COLORS = new Map<string, string>();
+function textColorOf(bg: string): string {
+  let c = TEXT_COLORS.get(bg);
+  if (c === undefined) {
+    c = textColor(bg);
+    if (TEXT_COLORS.size > 4096) TEXT_COLORS.clear();
+    TEXT_COLORS.set(bg, c);
+  }
+  return c;
+}
+
+// ---- a map's body, kept with its figure so that the next trace updates it in place ----
+
+/** What a drawn map keeps to update itself: its options and, for a table, each cell's element and
+ * what it shows; for a canvas, the canvas and the hover line. */
+interface TableState {
+  mode: 'table';
+  o: HeatmapOptions;
+  rows: number;
+  cols: number;
+  table: HTMLTableElement;
+  corner: HTMLTableCellElement;
+  colTh: HTMLTableCellElement[];
+  rowTh: HTMLTableCellElement[];
+  trs: HTMLTableRowElement[];
+  tds: HTMLTableCellElement[][];
+  spans: HTMLSpanElement[][];
+  notes: (HTMLElement | null)[][];
+  /** Per cell: the value, its text, background, class and note as last drawn; the index. */
+  vals: unknown[][];
+  texts: string[][];
+  bgs: (string | null)[][];
+  classes: string[][];
+  noteTexts: (string | undefined)[][];
+  indexes: (string | undefined)[][];
+  rowClasses: (string | undefined)[];
+  /** The colour scale's kind and domain the cells were coloured with. */
+  scaleKey: string;
+}
+
+interface CanvasState {
+  mode: 'canvas';
+  o: HeatmapOptions;
+  rows: number;
+  cols: number;
+  block: number;
+  canvas: HTMLCanvasElement;
+  ctx: CanvasRenderingContext2D | null;
+  hover: HTMLOutputElement;
+}
+
+type MapState = TableState | CanvasState;
+
+/** The state of each drawn map, by its figure. */
+const STATES = new WeakMap<Element, MapState>();
+/** The maps built while deferred (views built to update a drawn page): their body is drawn only
+ * when the figure is inserted, or it updates a drawn figure's body instead. */
+const PENDING = new WeakMap<Element, HeatmapOptions>();
+let deferring = 0;
+
+/** Builds `build()` with the maps' bodies deferred: each heatmap is a figure with its caption only,
+ * whose body `drawMaps` draws, or `updateMap` draws into a figure already on the page. */
+export function deferMaps<T>(build: () => T): T {
+  deferring++;
+  try {
+    return build();
+  } finally {
+    deferring--;
+  }
+}
+
+/** Draws the bodies of the deferred maps in `node` (about to be inserted). */
+export function drawMaps(node: Node): void {
+  if (!(node instanceof Element)) return;
+  const draw = (fig: Element) => {
+    const o = PENDING.get(fig);
+    if (!o) return;
+    PENDING.delete(fig);
+    drawBody(fig as HTMLElement, o);
+  };
+  draw(node);
+  for (const fig of node.querySelectorAll('figure.heatmap')) draw(fig);
+}
+
+/** Whether `fig` is a deferred map. */
+export const isPendingMap = (fig: Element): boolean => PENDING.has(fig);
+/** Whether `fig` is a drawn map that can take a new trace in place. */
+export const isDrawnMap = (fig: Element): boolean => STATES.has(fig);
+
+/** Updates the drawn map `old` to show the deferred map `next` (its options): only the cells whose
+ * value, colour, class or text changed are touched. False when the shapes differ (no update made). */
+export function updateMap(old: Element, next: Element): boolean {
+  const st = STATES.get(old);
+  const o = PENDING.get(next);
+  if (!st || !o) return false;
+  const { rows, cols } = dimsOf(o);
+  if (rows !== st.rows || cols !== st.cols || mode(rows, cols) !== st.mode) return false;
+  if (st.mode === 'canvas') {
+    if (blockOf(rows, cols) !== st.block) return false;
+    st.o = o;
+    paint(st);
+    refreshHover(st);
+  } else {
+    if (o.color !== st.o.color) return false;
+    updateTable(st, o);
+  }
+  PENDING.delete(next);
+  return true;
+}
+
+const dimsOf = (o: HeatmapOptions) => ({ rows: o.values.length, cols: o.values.reduce((m, r) => Math.max(m, r.length), 0) });
+const mode = (rows: number, cols: number): 'table' | 'canvas' => (rows * cols > TEXT_CELLS ? 'canvas' : 'table');
+const blockOf = (rows: number, cols: number) => Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_PIXELS));
+
+/** Paints a canvas map's pixels from its options' values. */
+function paint(st: CanvasState): void {
+  const { o, rows, cols, block, ctx } = st;
+  if (!ctx) return;
+  const gw = Math.ceil(cols / block), gh = Math.ceil(rows / block);
+  const lookup = rgbLookup(o.color, o.values, o.extent);
+  const img = ctx.createImageData(gw, gh);
+  const px = img.data;
+  for (let gi = 0; gi < gh; gi++) {
+    for (let gj = 0; gj < gw; gj++) {
+      let sum = 0, n = 0, masked = 0, cells = 0, last: unknown = null;
+      for (let i = gi * block; i < Math.min(rows, (gi + 1) * block); i++) {
+        const row = o.values[i];
+        for (let j = gj * block; j < Math.min(cols, (gj + 1) * block); j++) {
+          const v = row[j];
+          cells++;
+          last = v;
+          if (o.masked?.(i, j)) masked++;
+          if (typeof v === 'number' && Number.isFinite(v)) { sum += v; n++; }
+          else if (typeof v === 'boolean') { sum += v ? 1 : 0; n++; }
+        }
+      }
+      const k = 4 * (gi * gw + gj);
+      let c: [number, number, number] | null;
+      if (masked === cells) c = [226, 228, 232];
+      else if (o.color === 'bool') c = lookup(block === 1 ? last : n > 0 && sum / n >= 0.5);
+      else c = n > 0 ? lookup(sum / n) : null;
+      const [r, g, b] = c ?? [246, 247, 249];
+      px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
+    }
+  }
+  ctx.putImageData(img, 0, 0);
+}
+
+/** The hover line of a canvas map for cell (i, j) of its current values. */
+function showHover(st: CanvasState, i: number, j: number): void {
+  const { o, hover } = st;
+  const v = o.values[i]?.[j];
+  hover.textContent = `${o.rowLabels[i] ?? i}, ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ' (masked)' : ''}`;
+  hover.dataset.value = exact(v);
+  hover.dataset.row = String(i);
+  hover.dataset.col = String(j);
+  if (o.indexOf) hover.dataset.index = o.indexOf(i, j);
+}
+
+/** After an update: the hover line shows the new value of the cell it showed. */
+function refreshHover(st: CanvasState): void {
+  const { row, col } = st.hover.dataset;
+  if (row !== undefined && col !== undefined) showHover(st, Number(row), Number(col));
 }
 
 /** A large map on a canvas: one pixel per cell (or per block of cells past MAX_PIXELS), scaled up;
  * hovering a pixel shows the exact value of the cell under the pointer (data-index, data-value). */
-function canvasMap(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): void {
-  const block = Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_PIXELS));
+function canvasBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): CanvasState {
+  const block = blockOf(rows, cols);
   const gw = Math.ceil(cols / block), gh = Math.ceil(rows / block);
   const canvas = h('canvas', { class: 'map-canvas', attrs: { width: String(gw), height: String(gh), role: 'img',
     'aria-label': `${o.title}: ${rows} × ${cols}` } }) as HTMLCanvasElement;
   const scale = Math.max(1, Math.floor(CANVAS_SIDE / Math.max(gw, gh)));
   canvas.style.width = `${gw * scale}px`;
   canvas.style.height = `${gh * scale}px`;
-  const lookup = rgbLookup(o.color, o.values, o.extent);
-  const ctx = canvas.getContext('2d');
-  if (ctx) {
-    const img = ctx.createImageData(gw, gh);
-    const px = img.data;
-    for (let gi = 0; gi < gh; gi++) {
-      for (let gj = 0; gj < gw; gj++) {
-        let sum = 0, n = 0, masked = 0, cells = 0, last: unknown = null;
-        for (let i = gi * block; i < Math.min(rows, (gi + 1) * block); i++) {
-          const row = o.values[i];
-          for (let j = gj * block; j < Math.min(cols, (gj + 1) * block); j++) {
-            const v = row[j];
-            cells++;
-            last = v;
-            if (o.masked?.(i, j)) masked++;
-            if (typeof v === 'number' && Number.isFinite(v)) { sum += v; n++; }
-            else if (typeof v === 'boolean') { sum += v ? 1 : 0; n++; }
-          }
-        }
-        const k = 4 * (gi * gw + gj);
-        let c: [number, number, number] | null;
-        if (masked === cells) c = [226, 228, 232];
-        else if (o.color === 'bool') c = lookup(block === 1 ? last : n > 0 && sum / n >= 0.5);
-        else c = n > 0 ? lookup(sum / n) : null;
-        const [r, g, b] = c ?? [246, 247, 249];
-        px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
-      }
-    }
-    ctx.putImageData(img, 0, 0);
-  }
   const hover = h('output', { class: 'map-hover', text: ' ' });
-  const at = (e: MouseEvent): [number, number] | null => {
-    const box = canvas.getBoundingClientRect();
-    if (box.width === 0 || box.height === 0) return null;
-    const i = Math.floor(((e.clientY - box.top) / box.height) * rows);
-    const j = Math.floor(((e.clientX - box.left) / box.width) * cols);
-    return i >= 0 && i < rows && j >= 0 && j < cols ? [i, j] : null;
-  };
+  const st: CanvasState = { mode: 'canvas', o, rows, cols, block, canvas, ctx: canvas.getContext('2d'), hover };
+  paint(st);
   canvas.addEventListener('mousemove', (e) => {
-    const ij = at(e);
-    if (!ij) return;
-    const [i, j] = ij;
-    const v = o.values[i]?.[j];
-    hover.textContent = `${o.rowLabels[i] ?? i}, ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ' (masked)' : ''}`;
-    hover.dataset.value = exact(v);
-    hover.dataset.row = String(i);
-    hover.dataset.col = String(j);
-    if (o.indexOf) hover.dataset.index = o.indexOf(i, j);
+    const box = canvas.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return;
+    const i = Math.floor(((e.clientY - box.top) / box.height) * st.rows);
+    const j = Math.floor(((e.clientX - box.left) / box.width) * st.cols);
+    if (i >= 0 && i < st.rows && j >= 0 && j < st.cols) showHover(st, i, j);
   });
-  const notes = [`${rows} × ${cols}: ${block > 1 ? `downsampled, each pixel the mean of ${block} × ${block} cells; ` : ''}hover for the exact value`];
-  fig.querySelector('.fig-title')!.append(h('span', { class: 'dims-note', text: ` (${notes[0]})` }));
-  if (block > 1) fig.dataset.downsampled = String(block);
-  fig.dataset.rows = String(rows);
-  fig.dataset.cols = String(cols);
   fig.append(h('div', { class: 'scroll canvas-box' }, canvas), hover);
+  return st;
 }
 
-export function heatmap(o: HeatmapOptions): HTMLElement {
-  const rows = o.values.length;
-  const cols = o.values.reduce((m, r) => Math.max(m, r.length), 0);
-  const fig = h('figure', { class: 'heatmap', dataset: { field: o.field } },
-    h('figcaption', null, h('span', { class: 'fig-title', text: o.title }),
-      o.caption ? h('span', { class: 'fig-caption', text: o.caption }) : null));
-  if (rows * cols > TEXT_CELLS) {
-    canvasMap(o, fig, rows, cols);
-    return fig;
-  }
-  const compact = false;
-  const color = colorFor(o.color, o.values, compact, o.extent);
+/** The class of cell (i, j): masked (hatched) and the view's own. */
+function cellClassOf(o: HeatmapOptions, i: number, j: number): string {
+  const masked = o.masked?.(i, j) ? 'masked' : '';
+  const own = o.cellClass?.(i, j) ?? '';
+  return masked && own ? `${masked} ${own}` : masked || own;
+}
+
+/** The key of a table's colour scale: a new key recolours every cell. */
+function scaleKeyOf(o: HeatmapOptions): string {
+  if (o.color === 'diverging') return `d:${o.extent ?? largest(o.values, 1e-12, Math.abs)}`;
+  if (o.color === 'count') return `c:${largest(o.values, 1)}`;
+  return o.color;
+}
+
+function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): TableState {
+  const color = colorFor(o.color, o.values, false, o.extent);
   const table = h('table', { class: `grid color-${o.color}` });
-  const head = h('tr', null, h('th', { class: 'corner', attrs: { scope: 'col' }, text: o.rowHeader ?? '' }));
+  const corner = h('th', { class: 'corner', attrs: { scope: 'col' }, text: o.rowHeader ?? '' });
+  const head = h('tr', null, corner);
+  const colTh: HTMLTableCellElement[] = [];
   for (let j = 0; j < cols; j++) {
-    head.append(h('th', { attrs: { scope: 'col' }, text: o.colLabels[j] ?? String(j) }));
+    const th = h('th', { attrs: { scope: 'col' }, text: o.colLabels[j] ?? String(j) });
+    colTh.push(th);
+    head.append(th);
   }
   table.append(h('thead', null, head));
   const body = h('tbody');
+  const st: TableState = { mode: 'table', o, rows, cols, table, corner, colTh, rowTh: [], trs: [], tds: [], spans: [], notes: [],
+    vals: [], texts: [], bgs: [], classes: [], noteTexts: [], indexes: [], rowClasses: [], scaleKey: scaleKeyOf(o) };
   for (let i = 0; i < rows; i++) {
-    const tr = h('tr', { class: o.rowClass?.(i) });
-    tr.append(h('th', { attrs: { scope: 'row' }, text: o.rowLabels[i] ?? String(i) }));
+    const rowClass = o.rowClass?.(i);
+    const tr = h('tr', { class: rowClass });
+    const th = h('th', { attrs: { scope: 'row' }, text: o.rowLabels[i] ?? String(i) });
+    tr.append(th);
+    const tds: HTMLTableCellElement[] = [], spans: HTMLSpanElement[] = [], notes: (HTMLElement | null)[] = [];
+    const vals: unknown[] = [], texts: string[] = [], bgs: (string | null)[] = [], classes: string[] = [];
+    const noteTexts: (string | undefined)[] = [], indexes: (string | undefined)[] = [];
     for (let j = 0; j < cols; j++) {
       const v = o.values[i][j];
-      const td = h('td', { title: exact(v) });
-      td.dataset.value = exact(v);
-      if (o.indexOf) td.dataset.index = o.indexOf(i, j);
+      const td = document.createElement('td');
+      const x = exact(v);
+      td.title = x;
+      td.dataset.value = x;
+      const index = o.indexOf?.(i, j);
+      if (index !== undefined) td.dataset.index = index;
       const bg = color(v);
       if (bg) {
         td.style.backgroundColor = bg;
-        td.style.color = textColor(bg);
+        td.style.color = textColorOf(bg);
       }
-      const cls = [o.masked?.(i, j) ? 'masked' : '', o.cellClass?.(i, j) ?? ''].filter(Boolean).join(' ');
+      const cls = cellClassOf(o, i, j);
       if (cls) td.className = cls;
-      td.append(h('span', { class: 'v', text: o.cellText ? o.cellText(i, j, v) : fmt(v) }));
+      const text = o.cellText ? o.cellText(i, j, v) : fmt(v);
+      const span = h('span', { class: 'v', text });
+      td.append(span);
       const note = o.cellNote?.(i, j);
-      if (note) td.append(h('small', { text: note }));
+      const small = note ? h('small', { text: note }) : null;
+      if (small) td.append(small);
       tr.append(td);
+      tds.push(td); spans.push(span); notes.push(small);
+      vals.push(v); texts.push(text); bgs.push(bg); classes.push(cls); noteTexts.push(note || undefined); indexes.push(index);
     }
     body.append(tr);
+    st.rowTh.push(th); st.trs.push(tr); st.rowClasses.push(rowClass);
+    st.tds.push(tds); st.spans.push(spans); st.notes.push(notes);
+    st.vals.push(vals); st.texts.push(texts); st.bgs.push(bgs); st.classes.push(classes); st.noteTexts.push(noteTexts); st.indexes.push(indexes);
   }
   table.append(body);
   fig.append(scrollBox(table));
+  return st;
+}
+
+/** A drawn table takes new options: labels, row classes and the cells that changed. */
+function updateTable(st: TableState, o: HeatmapOptions): void {
+  const { rows, cols } = st;
+  const setText = (el: HTMLElement, text: string) => { if (el.textContent !== text) el.textContent = text; };
+  setText(st.corner, o.rowHeader ?? '');
+  for (let j = 0; j < cols; j++) setText(st.colTh[j], o.colLabels[j] ?? String(j));
+  const scaleKey = scaleKeyOf(o);
+  const recolour = scaleKey !== st.scaleKey;
+  st.scaleKey = scaleKey;
+  let color: ((v: unknown) => string | null) | null = null;
+  for (let i = 0; i < rows; i++) {
+    setText(st.rowTh[i], o.rowLabels[i] ?? String(i));
+    const rowClass = o.rowClass?.(i);
+    if (rowClass !== st.rowClasses[i]) {
+      st.rowClasses[i] = rowClass;
+      if (rowClass) st.trs[i].className = rowClass;
+      else st.trs[i].removeAttribute('class');
+    }
+    const row = o.values[i];
+    const vals = st.vals[i], tds = st.tds[i];
+    for (let j = 0; j < cols; j++) {
+      const v = row[j];
+      const td = tds[j];
+      const same = Object.is(v, vals[j]);
+      if (!same) {
+        vals[j] = v;
+        const x = exact(v);
+        td.setAttribute('title', x);
+        td.setAttribute('data-value', x);
+      }
+      if (!same || recolour) {
+        color ??= colorFor(o.color, o.values, false, o.extent);
+        const bg = color(v);
+        if (bg !== st.bgs[i][j]) {
+          st.bgs[i][j] = bg;
+          td.style.backgroundColor = bg ?? '';
+          td.style.color = bg ? textColorOf(bg) : '';
+        }
+      }
+      const index = o.indexOf?.(i, j);
+      if (index !== st.indexes[i][j]) {
+        st.indexes[i][j] = index;
+        if (index === undefined) td.removeAttribute('data-index');
+        else td.setAttribute('data-index', index);
+      }
+      const cls = cellClassOf(o, i, j);
+      if (cls !== st.classes[i][j]) {
+        st.classes[i][j] = cls;
+        td.className = cls;
+      }
+      const text = o.cellText ? o.cellText(i, j, v) : same ? st.texts[i][j] : fmt(v);
+      if (text !== st.texts[i][j]) {
+        st.texts[i][j] = text;
+        const node = st.spans[i][j].firstChild;
+        if (node instanceof Text) node.data = text;
+        else st.spans[i][j].textContent = text;
+      }
+      const note = o.cellNote?.(i, j) || undefined;
+      if (note !== st.noteTexts[i][j]) {
+        st.noteTexts[i][j] = note;
+        const small = st.notes[i][j];
+        if (note === undefined) { small?.remove(); st.notes[i][j] = null; }
+        else if (small) small.textContent = note;
+        else { const s = h('small', { text: note }); td.append(s); st.notes[i][j] = s; }
+      }
+    }
+  }
+  st.o = o;
+}
+
+/** Draws a map's body (a table of cells, or a canvas above TEXT_CELLS cells) into its figure. */
+function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
+  const { rows, cols } = dimsOf(o);
+  STATES.set(fig, mode(rows, cols) === 'canvas' ? canvasBody(o, fig, rows, cols) : tableBody(o, fig, rows, cols));
+}
+
+export function heatmap(o: HeatmapOptions): HTMLElement {
+  const { rows, cols } = dimsOf(o);
+  const title = h('span', { class: 'fig-title', text: o.title });
+  const fig = h('figure', { class: 'heatmap', dataset: { field: o.field } },
+    h('figcaption', null, title, o.caption ? h('span', { class: 'fig-caption', text: o.caption }) : null));
+  if (mode(rows, cols) === 'canvas') {
+    const block = blockOf(rows, cols);
+    title.append(h('span', { class: 'dims-note',
+      text: ` (${rows} × ${cols}: ${block > 1 ? `downsampled, each pixel the mean of ${block} × ${block} cells; ` : ''}hover for the exact value)` }));
+    if (block > 1) fig.dataset.downsampled = String(block);
+    fig.dataset.rows = String(rows);
+    fig.dataset.cols = String(cols);
+  }
+  if (deferring > 0) PENDING.set(fig, o);
+  else drawBody(fig, o);
   return fig;
 }

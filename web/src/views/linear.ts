@@ -48,7 +48,8 @@ export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
   const hh = o.h;
   const exactTrace = o.exact?.ok ? o.exact.trace : null;
   const row = h('div', { class: 'maps' });
-  const masked = exactTrace?.allowed !== undefined ? (i: number, j: number) => at(exactTrace.allowed, [b, hh, i, j]) === false : undefined;
+  const allowed = exactTrace?.allowed !== undefined ? (at(exactTrace.allowed, [b, hh]) as unknown[][] | undefined) ?? [] : null;
+  const masked = allowed ? (i: number, j: number) => allowed[i]?.[j] === false : undefined;
   if (trace.weights !== undefined) {
     const fig = bhMap(trace, 'weights', o.title, o.caption ?? t(lang, 'impliedCaption'), b, hh, 'weights',
       o.colLabels ? undefined : masked, o.colLabels);
@@ -69,11 +70,13 @@ export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
 
 /** A (B, L, H, X) tensor's (b, ·, h, ·) slice as a map: rows `rows`0.., columns `cols`0.. */
 export function blhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
-  rows: string, cols: string): HTMLElement | null {
+  rows: string, cols: string, rowLabels?: string[]): HTMLElement | null {
   const shape = trace.shapes[field];
   if (!shape || shape.length !== 4) return null;
   const labels = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
-  return contextMap(trace, field, title, caption, b, hh, { rowLabels: labels(rows, shape[1]), colLabels: labels(cols, shape[3]) });
+  const own = labels(rows, shape[1]);
+  return contextMap(trace, field, title, caption, b, hh,
+    { rowLabels: rowLabels ? own.map((x, i) => rowLabels[i] ?? x) : own, colLabels: labels(cols, shape[3]) });
 }
 
 export function linearView(o: LinearViewOptions): HTMLElement {

@@ -68,9 +68,7 @@ export function poolingView(o: ReducedViewOptions): HTMLElement {
   const kernel = Number(o.kernel ?? 1), stride = Number(o.stride ?? kernel);
   const windows = range(Lp).map((p) => `p${p} (k${p * stride}${kernel > 1 ? `–${p * stride + kernel - 1}` : ''})`);
   const pooled = (field: string, title: string, cols: string) => {
-    const fig = blhMap(trace, field, `${title} (L' = ${Lp})`, t(lang, 'pooledCaption'), b, hh, 'p', cols);
-    fig?.querySelectorAll('tbody th').forEach((th, p) => { th.textContent = windows[p] ?? th.textContent; });
-    return fig;
+    return blhMap(trace, field, `${title} (L' = ${Lp})`, t(lang, 'pooledCaption'), b, hh, 'p', cols, windows);
   };
   root.append(h('p', { class: 'formula mono', dataset: { field: 'pool-formula' } },
     `${o.pool ?? 'avg'}_pool1d(kernel = ${kernel}, stride = ${stride}): L_K = ${trace.shapes.k?.[1] ?? '?'} → L' = ⌊(L_K − kernel) / stride⌋ + 1 = ${Lp}`));

@@ -92,7 +92,8 @@ export function results(o: ResultsOptions): HTMLElement {
   const { trace, b, lang } = o;
   const hh = o.h;
   const maps = h('div', { class: 'maps' });
-  const allowedAt = (i: number, j: number) => at(trace.allowed, [b, hh, i, j]) === false;
+  const allowedSlice = trace.allowed !== undefined ? sliceBH(trace.allowed, b, hh) : null;
+  const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
   const scoresTitle = SCORES[trace.algorithm] ?? t(lang, 'scores');
   if (trace.scores !== undefined) maps.append(bhMap(trace, 'scores', scoresTitle, t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt));
   if (trace.allowed !== undefined) maps.append(bhMap(trace, 'allowed', t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool'));

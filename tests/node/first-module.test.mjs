@@ -1,0 +1,79 @@
+// The page's first-load module (build/wasm/attnplay_first.*, CMakeLists.txt) and its catalog
+// (build/wasm/catalog.json, scripts/catalog.mjs): the page's first trace comes from the small
+// module, every later one from the whole module, so they must agree bit for bit; the catalog must
+// be the whole module's registry and presets, as web/src/compute.ts shows them before it loads.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { api } from '../../wasm/attnplay.mjs';
+import { wasm, root } from './helpers.mjs';
+
+const dir = path.join(root, 'build/wasm');
+const { default: createFirst } = await import(pathToFileURL(path.join(dir, 'attnplay_first.mjs')).href);
+const first = api(await createFirst({ wasmBinary: fs.readFileSync(path.join(dir, 'attnplay_first.wasm')) }));
+const catalog = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'));
+
+// mulberry32: deterministic inputs
+function uniforms(n, seed) {
+  let a = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  });
+}
+const tensor = (shape, seed) => ({ shape, data: Float64Array.from(uniforms(shape.reduce((a, b) => a * b, 1), seed)) });
+
+test('the first-load module runs full only, and says so for the rest', () => {
+  assert.deepEqual(first.algorithms().map((a) => a.name), ['full']);
+  assert.deepEqual(first.presets(), []);
+  assert.throws(() => first.run({ algorithm: 'prob', q: [[[[1]]]], k: [[[[1]]]], v: [[[[1]]]] }),
+    (e) => e.field === 'algorithm' && /not in this build/.test(e.message));
+  assert.throws(() => first.run({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] }),
+    (e) => e.field.startsWith('k') || e.field.startsWith('q'));
+});
+
+test('first-load and whole modules give identical full-attention traces (every mask, both dtypes)', () => {
+  const masks = [undefined, { kind: 'causal' }, { kind: 'local', window: 2 }, { kind: 'atrous', dilation: 2 },
+    { kind: 'strided', window: 2, stride: 3, causal: true }, { kind: 'valid_lens', valid_lens: [3, 5] }];
+  let cases = 0;
+  for (const [i, mask] of masks.entries()) {
+    for (const dtype of ['float64', 'float32']) {
+      // toy sizes, and sizes past the kernel's tiles with remainders everywhere (E = 33, D = 17)
+      for (const [trace, L0, S0, E, D] of [['full', 5, 7, 3, 4], ['context', 5, 7, 3, 4], ['full', 67, 131, 33, 17]]) {
+        const L = L0 + i, S = mask?.kind === 'causal' || mask?.causal ? L : S0;
+        const s = { algorithm: 'full', dtype, trace, q: tensor([2, L, 2, E], 10 * i + 1), k: tensor([2, S, 2, E], 10 * i + 2),
+          v: tensor([2, S, 2, D], 10 * i + 3), ...(mask ? { mask } : {}) };
+        if (mask?.kind === 'valid_lens') s.mask = { kind: 'valid_lens', valid_lens: [3, S - 2] };
+        const a = wasm.run(s, { typed: true });
+        const b = first.run(s, { typed: true });
+        assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
+        for (const key of Object.keys(a)) {
+          if (a[key]?.data) assert.deepEqual(Array.from(b[key].data), Array.from(a[key].data), `${key} (${JSON.stringify(mask)}, ${dtype})`);
+          else assert.deepEqual(b[key], a[key], key);
+        }
+        cases++;
+      }
+    }
+  }
+  assert.equal(cases, 36);
+});
+
+test('the catalog is the whole module\'s registry and presets (titles; full presets whole)', () => {
+  const algorithms = wasm.algorithms();
+  assert.deepEqual(catalog.algorithms, algorithms.map(({ name, title, title_zh }) => ({ name, title, title_zh })));
+  const presets = wasm.presets();
+  assert.equal(catalog.presets.length, presets.length);
+  for (const [i, p] of presets.entries()) {
+    const c = catalog.presets[i];
+    assert.equal(c.name, p.name);
+    assert.equal(c.title, p.title);
+    assert.equal(c.title_zh, p.title_zh);
+    if (p.scenario.algorithm === 'full') assert.deepEqual(c, p, `${p.name}: the first-load module runs it, so it is whole`);
+    else assert.equal(c.scenario, undefined, `${p.name}: its scenario comes with the whole module`);
+  }
+  assert.equal(catalog.presets[0].scenario?.algorithm, 'full', 'the page opens on a preset the first-load module runs');
+});
