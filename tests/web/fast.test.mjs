@@ -348,3 +348,29 @@ test('flash: each key block\'s running max, rescale factor, running sum and outp
   assert.ok(Number(await view.locator('[data-field="flash.gap"]').getAttribute('data-value')) <= 1e-12);
   assert.deepEqual(problems, []);
 });
+
+test('first load: the first trace comes from the first-load module alone; the whole module follows and runs the rest', async () => {
+  const fetched = [];
+  await page.goto('about:blank');  // the page before may still fetch
+  const onRequest = (r) => fetched.push(new URL(r.url()).pathname.split('/').pop());
+  page.on('request', onRequest);
+  await page.goto(base);
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null, null, { polling: 'raf' });
+  const beforeTrace = [...fetched];
+  assert.deepEqual(beforeTrace.filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/-.*/, '')), ['attnplay_first'],
+    `wasm fetched before the first trace: ${beforeTrace.join(', ')}`);
+  assert.ok(!beforeTrace.some((f) => /^(chapter|sweep|i18n-zh|prob)-/.test(f)), `a view chunk raced the first trace: ${beforeTrace.join(', ')}`);
+  const first = await traceOf(page);
+  assert.ok(Math.abs(first.context[0][0][0][0] - 7.5527152894520) < 1e-12, 'the seed\'s softmax toy');
+  // the whole module arrives after the first trace; then an algorithm the first-load module lacks runs
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /attnplay_core-.*\.wasm$/.test(e.name)));
+  const algorithm = await page.evaluate(async () => {
+    const el = document.querySelector('attention-playground');
+    const traced = new Promise((resolve) => el.addEventListener('trace', (e) => resolve(e.detail.algorithm), { once: true }));
+    el.setAttribute('preset', 'prob-toy');
+    return traced;
+  });
+  page.off('request', onRequest);
+  assert.equal(algorithm, 'prob');
+  assert.deepEqual(problems, []);
+});

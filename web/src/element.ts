@@ -15,7 +15,7 @@ import { getEngine, type Engine, type Preset, type Scenario, type Trace } from '
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { BatchHandle } from './sweep';
 import type { Sweeper } from './state/session';
-import { idle, load, need, preloadAll } from './lazy';
+import { idle, load, need, preloadAll, releaseViews } from './lazy';
 import type { TrainHandle, Trainer } from './train';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
@@ -197,6 +197,7 @@ export class AttentionPlayground extends HTMLElement {
         }
       };
       this.#initialScenario();
+      setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
       preloadAll();  // the other views' modules, in the background once the first trace is shown
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
       this.#resolveReady();
@@ -253,6 +254,8 @@ export class AttentionPlayground extends HTMLElement {
     if (!trace) return;
     this.#pendingTrace = null;
     this.dispatchEvent(new CustomEvent('trace', { detail: trace, bubbles: true }));
+    // lazy.ts: the views asked for before the first trace was on screen load once it is painted
+    requestAnimationFrame(() => setTimeout(releaseViews, 0));
   }
 
   // ---- URL hash (index.html only) ----

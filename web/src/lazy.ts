@@ -45,11 +45,28 @@ export async function idle(): Promise<void> {
   }
 }
 
+/** Until the page's first trace is on screen, views ask (need) but nothing is fetched: the first
+ * load is what the first trace shows (the maps), never a chunk that races it (issue 8). */
+let holding = true;
+const held: { name: LazyName; onLoad: () => void }[] = [];
+
+function fetchView(name: LazyName, onLoad: () => void): void {
+  load(name).then(onLoad, (e: unknown) => console.error(`attention-playground: could not load the ${name} view`, e));
+}
+
+/** The first trace is on screen (element.ts): the views asked for meanwhile load now. */
+export function releaseViews(): void {
+  if (!holding) return;
+  holding = false;
+  for (const { name, onLoad } of held.splice(0)) fetchView(name, onLoad);
+}
+
 /** The module if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
 export function need<K extends LazyName>(name: K, onLoad: () => void): LazyModule<K> | null {
   const have = loaded[name];
   if (have) return have as LazyModule<K>;
-  load(name).then(onLoad, (e: unknown) => console.error(`attention-playground: could not load the ${name} view`, e));
+  if (holding) held.push({ name, onLoad });
+  else fetchView(name, onLoad);
   return null;
 }
 
