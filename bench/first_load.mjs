@@ -15,26 +15,36 @@ const GOAL_KB = 150;
 
 async function main() {
   const { page, base, close } = await launch();  // dist/ served with its CSP, headless Chromium
-  const files = [];
-  let shown = false;
+  // Which files count is decided in the page's own clock: those requested before the element's
+  // first `trace` event (dispatched once its results show the trace), from Resource Timing. The
+  // bytes are the responses' bodies, gzipped here. (Deciding in node, when waitForFunction
+  // returns, let requests made just after the trace slip in: the protocol's messages race.)
+  await page.addInitScript(() => document.addEventListener('trace', () => { window.__firstTrace ??= performance.now(); }));
+  const bodies = new Map();
   const pending = [];
   page.on('response', (r) => {
-    if (!r.url().startsWith(base) || shown) return;
-    pending.push(r.body().then((body) => {
-      files.push({ file: '/' + r.url().slice(base.length), bytes: body.length, gzip: zlib.gzipSync(body, { level: 9 }).length });
-    }, () => {}));
+    if (!r.url().startsWith(base)) return;
+    pending.push(r.body().then((body) => { bodies.set(r.url(), body); }, () => {}));
   });
-  let ms;
+  let ms, urls;
   try {
-    const t0 = Date.now();
     await page.goto(base);
-    await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null, null, { polling: 'raf' });
-    ms = Date.now() - t0;
-    shown = true;
+    await page.waitForFunction(() => window.__firstTrace !== undefined, null, { polling: 'raf' });
+    ({ ms, urls } = await page.evaluate(() => ({
+      ms: Math.round(window.__firstTrace),  // from the navigation's start
+      urls: [performance.getEntriesByType('navigation')[0].name,
+        ...performance.getEntriesByType('resource').filter((e) => e.startTime <= window.__firstTrace).map((e) => e.name)],
+    })));
+    await page.waitForLoadState('networkidle');
     await Promise.all(pending);
   } finally {
     await close();
   }
+  const files = urls.filter((u) => u.startsWith(base)).map((u) => {
+    const body = bodies.get(u) ?? bodies.get(u.replace(/#.*$/, ''));
+    if (!body) throw new Error(`first load: no response body for ${u}`);
+    return { file: '/' + u.slice(base.length).replace(/#.*$/, ''), bytes: body.length, gzip: zlib.gzipSync(body, { level: 9 }).length };
+  });
   files.sort((a, b) => b.gzip - a.gzip);
   const total = files.reduce((a, f) => a + f.gzip, 0);
   const raw = files.reduce((a, f) => a + f.bytes, 0);

@@ -350,13 +350,14 @@ test('flash: each key block\'s running max, rescale factor, running sum and outp
 });
 
 test('first load: the first trace comes from the first-load module alone; the whole module follows and runs the rest', async () => {
-  const fetched = [];
-  await page.goto('about:blank');  // the page before may still fetch
-  const onRequest = (r) => fetched.push(new URL(r.url()).pathname.split('/').pop());
-  page.on('request', onRequest);
+  // in the page's own clock: what was requested before the element's first `trace` event (which
+  // it dispatches once the results show the trace)
+  await page.addInitScript(() => document.addEventListener('trace', () => { window.__firstTrace ??= performance.now(); }));
+  await page.goto('about:blank');
   await page.goto(base);
-  await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null, null, { polling: 'raf' });
-  const beforeTrace = [...fetched];
+  await page.waitForFunction(() => window.__firstTrace !== undefined);
+  const beforeTrace = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.startTime <= window.__firstTrace).map((e) => new URL(e.name).pathname.split('/').pop()));
   assert.deepEqual(beforeTrace.filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/-.*/, '')), ['attnplay_first'],
     `wasm fetched before the first trace: ${beforeTrace.join(', ')}`);
   assert.ok(!beforeTrace.some((f) => /^(chapter|sweep|i18n-zh|prob)-/.test(f)), `a view chunk raced the first trace: ${beforeTrace.join(', ')}`);
@@ -370,7 +371,6 @@ test('first load: the first trace comes from the first-load module alone; the wh
     el.setAttribute('preset', 'prob-toy');
     return traced;
   });
-  page.off('request', onRequest);
   assert.equal(algorithm, 'prob');
   assert.deepEqual(problems, []);
 });

@@ -2,6 +2,7 @@
 // trace, the state each view keeps for itself (the complexity table's n, d, k and its measured
 // runs, positional encoding's columns and δ, the scale argument's d and draws), and the Bahdanau
 // training's wiring to the Session. The element appends what `views()` returns to its results.
+import { isCancelled } from './cancel';
 import type { Engine, Outcome, Scenario } from './compute';
 import {
   COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats,
@@ -101,7 +102,7 @@ export class ChapterViews {
       this.#redraw();
     }, (e: unknown) => {
       if (this.#measured !== state) return;
-      const cancelled = e instanceof Error && e.name === 'AbortError';
+      const cancelled = isCancelled(e);
       Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
       this.#batch = null;
       this.#redraw();

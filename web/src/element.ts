@@ -13,10 +13,10 @@
 import css from './styles.css?inline';
 import { getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
-import type { BatchHandle } from './sweep';
 import type { Sweeper } from './state/session';
+import { after } from './cancel';
 import { idle, load, need, preloadAll, releaseViews } from './lazy';
-import type { TrainHandle, Trainer } from './train';
+import type { Trainer } from './train';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';
@@ -44,28 +44,11 @@ function adoptStyles(root: ShadowRoot): void {
 }
 
 /** The Performer sweep's batches (sweep.ts, loaded when the first batch starts). */
-const lazySweeper: Sweeper = (job, onProgress) => {
-  let inner: BatchHandle | null = null;
-  let stop = false;
-  const done = load('sweep').then((m) => {
-    if (stop) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    inner = m.runBatch(job, onProgress);
-    return inner.done;
-  });
-  return { done, cancel() { stop = true; inner?.cancel(); } };
-};
+const lazySweeper: Sweeper = (job, onProgress) => after(load('sweep'), (m) => m.runBatch(job, onProgress));
 
 /** Bahdanau training in a worker (train.ts, loaded with the chapter's views when training starts). */
-const lazyTrainer: Trainer = (scenario, onProgress, onMode) => {
-  let inner: TrainHandle | null = null;
-  let stop = false;
-  const done = load('chapter').then((m) => {
-    if (stop) throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
-    inner = m.runTraining(scenario, onProgress, onMode);
-    return inner.done;
-  });
-  return { done, cancel() { stop = true; inner?.cancel(); } };
-};
+const lazyTrainer: Trainer = (scenario, onProgress, onMode) =>
+  after(load('chapter'), (m) => m.runTraining(scenario, onProgress, onMode));
 
 /** The algorithms with a view of d2l's chapter (chapter.ts). */
 const CHAPTER_ALGORITHMS = ['bahdanau', 'positional_encoding', 'additive', 'full'];

@@ -3,6 +3,7 @@
 // no worker can start (dist/attention-playground.html from file://: Chromium lets no file:// page
 // start a worker from a file), the batch runs on the main thread in slices of about 12 ms, yielding
 // between slices so the page stays responsive; both report progress and can be cancelled. No DOM.
+import { cancellable, cancelledError, type Cancellable } from './cancel';
 import { getEngine } from './compute';
 import { runVariant, type BatchJob, type BatchValue, type FromWorker } from './batch';
 
@@ -12,15 +13,10 @@ export type SweepMode = 'worker' | 'main';
 /** ms: the time spent running the core (the wall time is longer by the worker's start or the yields). */
 export interface BatchResult { values: BatchValue[]; ms: number; mode: SweepMode }
 
-export interface BatchHandle {
-  /** Resolves with the values; rejects with an Error named "AbortError" once cancelled. */
-  done: Promise<BatchResult>;
-  cancel(): void;
-}
+/** done resolves with the values; rejects with an Error named "AbortError" once cancelled. */
+export type BatchHandle = Cancellable<BatchResult>;
 
 export type Progress = (done: number, total: number, mode: SweepMode) => void;
-
-const abort = () => Object.assign(new Error('cancelled'), { name: 'AbortError' });
 
 // ---- the workers: one per batch in flight (a cancel ends its batch's worker only); one kept idle ----
 
@@ -82,7 +78,7 @@ function inWorker(w: Worker, job: BatchJob, onProgress: Progress, cancelled: () 
       }
     };
     w.addEventListener('message', onMessage);
-    if (cancelled()) { w.removeEventListener('message', onMessage); reject(abort()); return; }
+    if (cancelled()) { w.removeEventListener('message', onMessage); reject(cancelledError()); return; }
     w.postMessage({ type: 'run', id, job });
   });
 }
@@ -107,47 +103,31 @@ async function inSlices(job: BatchJob, onProgress: Progress, cancelled: () => bo
     busy += performance.now() - slice;
     onProgress(values.length, total, 'main');
     await yieldNow();
-    if (cancelled()) throw abort();
+    if (cancelled()) throw cancelledError();
   }
   return { values, ms: busy, mode: 'main' };
 }
 
-/** Runs a batch off the main thread when it can, else in slices; progress as it goes. */
+/** Runs a batch off the main thread when it can, else in slices; progress as it goes. A cancel
+ * ends the batch's worker (and only it; the next batch starts a new one). */
 export function runBatch(job: BatchJob, onProgress: Progress): BatchHandle {
-  let stop = false;
-  let running: Worker | null = null;
-  let rejectNow: ((e: Error) => void) | null = null;
-  const done = new Promise<BatchResult>((resolve, reject) => {
-    rejectNow = reject;
-    acquire().then((w) => {
-      if (stop) {
-        if (w) release(w);
-        throw abort();
-      }
-      if (!w) return inSlices(job, onProgress, () => stop);
-      running = w;
-      return inWorker(w, job, onProgress, () => stop).then((result) => {
-        running = null;
-        release(w);
-        return result;
-      }, (e: unknown) => {
-        if (running === w) w.terminate();
-        running = null;
-        throw e;
-      });
-    }).then(resolve, reject);
+  return cancellable(async (stopped, hold) => {
+    const w = await acquire();
+    if (stopped()) {
+      if (w) release(w);
+      throw cancelledError();
+    }
+    if (!w) return inSlices(job, onProgress, stopped);
+    hold(w);
+    try {
+      const result = await inWorker(w, job, onProgress, stopped);
+      hold(null);
+      release(w);
+      return result;
+    } catch (e) {
+      hold(null);
+      w.terminate();
+      throw e;
+    }
   });
-  return {
-    done,
-    cancel() {
-      if (stop) return;
-      stop = true;
-      if (running) {
-        // the worker is busy in its loop: end it (and only it; the next batch starts a new one)
-        running.terminate();
-        running = null;
-        rejectNow?.(abort());
-      }
-    },
-  };
 }

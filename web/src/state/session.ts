@@ -3,6 +3,7 @@
 // (b, h) slice shown. Every action edits the scenario through the property table and recomputes
 // with the engine; the element renders what results.
 import { clone, parseNumber } from '../format';
+import { isCancelled } from '../cancel';
 import type { Engine, Outcome, Scenario, Trace } from '../compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
@@ -320,7 +321,7 @@ export class Session {
       onChange();
     }, (e: unknown) => {
       if (this.sweep !== state) return;
-      const cancelled = e instanceof Error && e.name === 'AbortError';
+      const cancelled = isCancelled(e);
       Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
       this.#sweepHandle = null;
       onChange();
@@ -389,7 +390,7 @@ export class Session {
     }, (e: unknown) => {
       if (this.training !== state) return;
       this.#trainHandle = null;
-      const cancelled = e instanceof Error && e.name === 'AbortError';
+      const cancelled = isCancelled(e);
       Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
       this.onTraining?.(true);
     });
