@@ -9,23 +9,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { api } from '../../wasm/attnplay.mjs';
 import { wasm, root } from './helpers.mjs';
+import { uniforms } from '../../bench/lib.mjs';
 
 const dir = path.join(root, 'build/wasm');
 const { default: createFirst } = await import(pathToFileURL(path.join(dir, 'attnplay_first.mjs')).href);
 const first = api(await createFirst({ wasmBinary: fs.readFileSync(path.join(dir, 'attnplay_first.wasm')) }));
 const catalog = JSON.parse(fs.readFileSync(path.join(dir, 'catalog.json'), 'utf8'));
 
-// mulberry32: deterministic inputs
-function uniforms(n, seed) {
-  let a = seed >>> 0;
-  return Array.from({ length: n }, () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  });
-}
-const tensor = (shape, seed) => ({ shape, data: Float64Array.from(uniforms(shape.reduce((a, b) => a * b, 1), seed)) });
+const tensor = (shape, seed) => ({ shape, data: uniforms(shape.reduce((a, b) => a * b, 1), seed) });
 
 test('the first-load module runs full only, and says so for the rest', () => {
   assert.deepEqual(first.algorithms().map((a) => a.name), ['full']);

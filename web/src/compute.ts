@@ -108,39 +108,33 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
 }
 
 function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
-  const coreFor = (scenario: Scenario): Core | null => {
-    if (wholeCore) return wholeCore;
-    return first && first.runs.has(String(scenario.algorithm)) ? first.core : null;
-  };
+  const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
+  const coreFor = (scenario: Scenario): Core | null =>
+    wholeCore ?? (has(String(scenario.algorithm)) ? first!.core : null);
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
   const followFirst = (core: Core): void => {
     if (core !== wholeCore && !wholePromise) setTimeout(() => void loadWhole().catch(() => {}), 250);
   };
+  /** One run on the module that runs the scenario: its trace, or the error it names. */
+  const attempt = (scenario: Scenario, call: (core: Core) => Record<string, unknown>): Outcome => {
+    const core = coreFor(scenario);
+    if (!core) return loading(scenario);
+    followFirst(core);
+    try {
+      return { ok: true, trace: call(core) as Trace };
+    } catch (e) {
+      return failure(e);
+    }
+  };
   return {
-    run(scenario) {
-      const core = coreFor(scenario);
-      if (!core) return loading(scenario);
-      followFirst(core);
-      try {
-        return { ok: true, trace: core.run(scenario) as Trace };
-      } catch (e) {
-        return failure(e);
-      }
-    },
-    runWithProgress(scenario, onProgress) {
-      const core = coreFor(scenario);
-      if (!core) return loading(scenario);
-      try {
-        return { ok: true, trace: core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } }) as Trace };
-      } catch (e) {
-        return failure(e);
-      }
-    },
+    run: (scenario) => attempt(scenario, (core) => core.run(scenario)),
+    runWithProgress: (scenario, onProgress) => attempt(scenario, (core) =>
+      core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } })),
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
-    has: (algorithm) => wholeCore != null || (first != null && first.runs.has(algorithm)),
+    has,
     whole: () => loadWhole().then(() => undefined),
   };
 }

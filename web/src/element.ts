@@ -20,7 +20,7 @@ import type { Trainer } from './train';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';
-import { loadLanguage, onLanguageLoaded, t, type Lang } from './i18n';
+import { loadLanguage, t, type Lang } from './i18n';
 import { propControls, type ControlContext } from './views/controls';
 import { errorSlot, showErrors } from './views/errors';
 import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './views/panels';
@@ -160,7 +160,6 @@ export class AttentionPlayground extends HTMLElement {
   connectedCallback(): void {
     if (this.#started) return;
     this.#started = true;
-    onLanguageLoaded(() => { if (this.#session) this.#renderAll(); });  // i18n.ts: Chinese arrives later
     // the first-load module where it runs the first scenario (compute.ts): a third of the bytes
     Promise.all([getEngine({ first: true }), loadLanguage(this.#lang)]).then(([engine]) => {
       this.#engine = engine;

@@ -1,7 +1,6 @@
 // User-interface strings. English is part of the page; Chinese (the seeds' language) is a chunk
-// of its own (i18n-zh.ts), fetched the first time a view asks for it: the first load carries one
-// language (issue 8). Until it is there t() answers in English, and the elements redraw when it
-// arrives (onLanguageLoaded); `el.settled` waits for it.
+// of its own (i18n-zh.ts): the first load carries one language (issue 8). The element awaits
+// loadLanguage() before it draws in Chinese; until then t() answers in English.
 export type Lang = 'en' | 'zh';
 export interface Text { en: string; zh: string }
 
@@ -247,29 +246,18 @@ export type Key = keyof typeof EN;
 
 let ZH: Record<Key, string> | null = null;
 let zhLoading: Promise<void> | null = null;
-const redraws = new Set<() => void>();
 
 /** Resolves when the language's strings are there (English always is); starts fetching them. */
 export function loadLanguage(lang: Lang): Promise<void> {
   if (lang !== 'zh' || ZH) return Promise.resolve();
   zhLoading ??= import('./i18n-zh').then((m) => {
     ZH = m.ZH;
-    for (const redraw of redraws) redraw();
   });
   return zhLoading;
 }
 
-/** `redraw` runs once the Chinese strings have arrived (each element registers its redraw). */
-export function onLanguageLoaded(redraw: () => void): void {
-  redraws.add(redraw);
-}
-
 export function t(lang: Lang, key: Key): string {
-  if (lang === 'zh') {
-    if (ZH) return ZH[key];
-    void loadLanguage('zh');
-  }
-  return EN[key];
+  return lang === 'zh' && ZH ? ZH[key] : EN[key];
 }
 
 export function tx(lang: Lang, text: Text | undefined): string {

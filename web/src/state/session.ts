@@ -157,10 +157,7 @@ export class Session {
       // its scenario comes with the whole WASM module (compute.ts: the first load carries only the
       // presets the first-load module runs); the last good trace stays meanwhile
       this.#pendingPreset = name;
-      if (!this.#awaitingWhole) {
-        this.#awaitingWhole = true;
-        void this.#engine.whole().then(() => this.#wholeLoaded(), (e: unknown) => this.#wholeFailed(e));
-      }
+      this.#awaitWhole();
       return true;
     }
     this.replace(clone(preset.scenario), name);
@@ -406,32 +403,31 @@ export class Session {
 
   /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
   onLoaded: (() => void) | null = null;
-  #awaitingWhole = false;
   /** A preset chosen before its scenario was there (loadPreset); any other scenario cancels it. */
   #pendingPreset: string | null = null;
+  #awaitingWhole = false;
 
-  /** The whole module is there: the preset or the run that waited for it happens now. */
-  #wholeLoaded(): void {
-    this.#awaitingWhole = false;
-    if (this.#pendingPreset !== null) this.loadPreset(this.#pendingPreset);
-    else this.#recompute();
-    this.onLoaded?.();
-  }
-
-  #wholeFailed(e: unknown): void {
-    this.#awaitingWhole = false;
-    this.error = { field: '', message: `the WASM module did not load: ${e instanceof Error ? e.message : String(e)}` };
-    this.onLoaded?.();
+  /** Once the whole module is there, the preset or the run that waited for it happens. */
+  #awaitWhole(): void {
+    if (this.#awaitingWhole) return;
+    this.#awaitingWhole = true;
+    this.#engine.whole().then(() => {
+      this.#awaitingWhole = false;
+      if (this.#pendingPreset !== null) this.loadPreset(this.#pendingPreset);
+      else this.#recompute();
+      this.onLoaded?.();
+    }, (e: unknown) => {
+      this.#awaitingWhole = false;
+      this.error = { field: '', message: `the WASM module did not load: ${e instanceof Error ? e.message : String(e)}` };
+      this.onLoaded?.();
+    });
   }
 
   #recompute(): void {
     if (!this.#engine.has(String(this.scenario.algorithm))) {
       // the page's first-load module does not run this algorithm (compute.ts): the last good trace
       // stays until the whole module is there, then the latest scenario runs
-      if (!this.#awaitingWhole) {
-        this.#awaitingWhole = true;
-        void this.#engine.whole().then(() => this.#wholeLoaded(), (e: unknown) => this.#wholeFailed(e));
-      }
+      this.#awaitWhole();
       return;
     }
     if (this.trainer && trains(this.scenario)) {
