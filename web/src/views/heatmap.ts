@@ -304,7 +304,9 @@ function canvasBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: num
     const j = Math.floor(((e.clientX - box.left) / box.width) * st.cols);
     if (i >= 0 && i < st.rows && j >= 0 && j < st.cols) showHover(st, i, j);
   });
-  fig.append(h('div', { class: 'scroll canvas-box' }, canvas), hover);
+  const box = scrollBox(canvas);  // a map wider than the page scrolls, by keyboard too
+  box.classList.add('canvas-box');
+  fig.append(box, hover);
   return st;
 }
 

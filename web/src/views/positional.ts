@@ -2,7 +2,7 @@
 // the trace's P (d2l's 6-9 by default), the binary-counting analogy, and the offset δ as a linear
 // map: each frequency pair of P_i rotated by δω_j, compared with P_{i+δ}. The rotation is display
 // arithmetic on the trace's P (state/chapter.ts). DOM only.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Scenario, Trace } from '../compute';
 import { binary, frequencies, rotateRow, rotation, rotationError } from '../state';
@@ -94,7 +94,7 @@ export function positionalView(o: PositionalViewOptions): HTMLElement {
     h('p', { class: 'mono formula', text: '[p_{i+δ,2j}, p_{i+δ,2j+1}] = [[cos δω_j, sin δω_j], [−sin δω_j, cos δω_j]] · [p_{i,2j}, p_{i,2j+1}],  ω_j = 1/base^{2j/d}' }),
     h('div', { class: 'controls-row' }, h('label', { class: 'inline' }, 'δ ', num('delta', delta, n - 1)),
       h('label', { class: 'inline' }, 'i ', num('row', row, Math.max(0, n - 1 - delta)))),
-    pairTable,
+    scrollBox(pairTable),
     omegas.length > pairs.length ? h('small', { class: 'note', text: df(lang, 'peMorePairs', { k: pairs.length, all: omegas.length }) }) : '',
     h('p', { class: 'result', dataset: { field: 'pe-rotation-error', value: exact(err), delta: String(delta) } },
       df(lang, 'peMaxError', { delta, rows: Math.max(0, n - delta), d: dim }), ' ', h('strong', { class: 'mono', text: err.toExponential(2) })));
