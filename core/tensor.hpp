@@ -55,7 +55,8 @@ inline AttentionDims attention_dims(const Tensor& q, const Tensor& v) {
 
 // Dot product of two contiguous vectors of length n (float64, or float32 in the attention
 // kernel), with four running sums: independent chains are 2-4x faster than one sum on long
-// vectors and vectorise without reassociation. The one dot of the core: the order of its sums is
+// vectors and vectorise without reassociation. The one dot of the core (dot_rows below is its
+// arithmetic for several rows at once): the order of its sums is
 // what makes native and WASM agree to the last bit. (Rounding differs from a single running sum
 // in the last bits, far inside 1e-9.)
 template <class T>
@@ -70,6 +71,38 @@ inline T dot(const T* a, const T* b, std::size_t n) {
   }
   for (; e < n; ++e) s0 += a[e] * b[e];
   return (s0 + s1) + (s2 + s3);
+}
+
+// out[r] = dot(a, b[r], n) for N rows b[r] at once: dot()'s arithmetic exactly (above: four
+// running sums over e mod 4, the tail into the first, combined as (s0 + s1) + (s2 + s3)), the
+// sums two to a 128-bit vector (SSE2 natively, SIMD128 in wasm) and N rows side by side, so that
+// the chains of additions overlap instead of one dot waiting on the last. The same bits as dot()
+// for every row (tests/catch2/test_prob_attention.cpp); ProbAttention's gathered products (its step
+// 3) were bound by the latency of dot()'s sums.
+// always_inline, and loads through an unaligned vector type rather than a helper: emcc given -Os
+// anywhere compiles every file with -fno-inline-functions, which leaves only always_inline calls
+// inlined.
+template <std::size_t N>
+__attribute__((always_inline)) inline void dot_rows(const double* a, const double* const* b, std::size_t n,
+                                                    double* out) {
+  typedef double V __attribute__((vector_size(16)));
+  typedef double VU __attribute__((vector_size(16), aligned(8), may_alias));  // 8-byte aligned rows
+  const auto load = [](const double* p) __attribute__((always_inline)) { return V(*reinterpret_cast<const VU*>(p)); };
+  V s01[N], s23[N];
+  for (std::size_t r = 0; r < N; ++r) s01[r] = s23[r] = V{0.0, 0.0};
+  std::size_t e = 0;
+  for (; e + 4 <= n; e += 4) {
+    const V a01 = load(a + e), a23 = load(a + e + 2);
+    for (std::size_t r = 0; r < N; ++r) {
+      s01[r] += a01 * load(b[r] + e);
+      s23[r] += a23 * load(b[r] + e + 2);
+    }
+  }
+  for (std::size_t r = 0; r < N; ++r) {
+    double s0 = s01[r][0];
+    for (std::size_t t = e; t < n; ++t) s0 += a[t] * b[r][t];
+    out[r] = (s0 + s01[r][1]) + (s23[r][0] + s23[r][1]);
+  }
 }
 
 // Pointer to the vector x[b, l, h, :] of a contiguous (B, L, H, E) tensor.

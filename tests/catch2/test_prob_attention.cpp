@@ -656,3 +656,17 @@ TEST_CASE("prob's loops are the reference's xtensor lines bit for bit; the updat
     CHECK(t.tensor("context") == full);
   }
 }
+
+TEST_CASE("dot_rows gives dot()'s bits for every row, at every length (tensor.hpp)", "[prob][dot]") {
+  std::vector<double> a(41), rows(4 * 41);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(1.7 * static_cast<double>(i) + 0.3) * 3.1;
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = std::cos(0.9 * static_cast<double>(i)) / 7.0;
+  for (std::size_t n = 1; n <= 41; ++n) {
+    const double* b[4] = {&rows[0], &rows[41], &rows[82], &rows[123]};
+    double four[4], one[1];
+    attnplay::dot_rows<4>(a.data(), b, n, four);
+    attnplay::dot_rows<1>(a.data(), b + 2, n, one);
+    for (std::size_t r = 0; r < 4; ++r) REQUIRE(four[r] == attnplay::dot(a.data(), b[r], n));
+    REQUIRE(one[0] == attnplay::dot(a.data(), b[2], n));
+  }
+}
