@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -46,7 +46,7 @@ async function assertCostBar(field, cost) {
   const bar = el().locator(`[data-field="${field}"]`);
   assert.equal(Number(await bar.getAttribute('data-dot-products')), cost.dot_products, field);
   assert.equal(Number(await bar.getAttribute('data-dense')), cost.dense_dot_products, field);
-  assert.match((await bar.locator('.cost-bar-text').innerText()).trim(), costText(cost));
+  assert.match((await textOf(bar.locator('.cost-bar-text'))).trim(), costText(cost));
 }
 
 /** Panel 1: max_abs_error, the cost bar, context beside exact_context, all the trace's. */
@@ -97,7 +97,7 @@ test('sparse patterns: local, atrous and their union as the core computes them, 
   assert.equal(Number(await view.locator('[data-field="layer-products"]').getAttribute('data-value')),
     runs.local.cost.dot_products + runs.atrous.cost.dot_products);
   assert.equal(Number(await view.locator('[data-field="dense-products"]').getAttribute('data-value')), runs.local.cost.dense_dot_products);
-  assert.match(await view.locator('.layers-numbers').innerText(), /every pair/);
+  assert.match(await textOf(view.locator('.layers-numbers')), /every pair/);
   // the diagram of one query: the inputs it reaches
   await input('sparse.query').selectOption('0');
   await settle(page);
@@ -111,7 +111,7 @@ test('sparse view: w edits the scenario\'s mask, k is kept by the view; the patt
   const s1 = await afterTrace(() => input('sparse.window').fill('1'));
   assert.equal(s1.mask.window, 1);
   await assertCostBar('cost-local', wasm.run(withMask(s1, { kind: 'local', window: 1 })).cost);
-  assert.equal(Number(await el().locator('[data-field="cost.dot_products"]').innerText()), wasm.run(s1).cost.dot_products);
+  assert.equal(Number(await textOf(el().locator('[data-field="cost.dot_products"]'))), wasm.run(s1).cost.dot_products);
   // k is not a field of a local mask: only the pictures change, the scenario stays
   await input('sparse.dilation').fill('4');
   await settle(page);
@@ -125,11 +125,11 @@ test('sparse view: w edits the scenario\'s mask, k is kept by the view; the patt
   const reached = reach.flat().filter(Boolean).length;
   assert.ok(reached < reach.length ** 2);
   assert.equal(Number(await el().locator('[data-field="reach-count"]').getAttribute('data-value')), reached);
-  assert.match(await el().locator('.layers-numbers').innerText(), /not every pair/);
+  assert.match(await textOf(el().locator('.layers-numbers')), /not every pair/);
   // in Chinese too
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
   await settle(page);
-  assert.match(await el().locator('[data-field="sparse"] h3').innerText(), /稀疏/);
+  assert.match(await textOf(el().locator('[data-field="sparse"] h3')), /稀疏/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
   await settle(page);
   assert.deepEqual(problems, []);
@@ -206,7 +206,7 @@ test('performer: the sweep over m runs in a Web Worker; its points are the core\
     .querySelector('.sweep-status')?.dataset.status === 'done', null, { timeout: 30000 });
   const seconds = (Date.now() - started) / 1000;
   assert.ok(seconds < 10, `the sweep took ${seconds} s`);
-  assert.match(await el().locator('.sweep-status').innerText(), /^360 runs in [\d.]+ s · in a Web Worker$/);
+  assert.match(await textOf(el().locator('.sweep-status')), /^360 runs in [\d.]+ s · in a Web Worker$/);
   const want = expectedSweep(opened.scenario, 20);
   const shown = await sweepTable();
   assert.equal(shown.length, 18);
@@ -249,7 +249,7 @@ test('performer sweep in dist/attention-playground.html from file://: no worker 
   await openUrl(page, 'file://' + path.join(dist, 'attention-playground.html') + '#preset=performer-iid');
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
     .querySelector('.sweep-status')?.dataset.status === 'done', null, { timeout: 30000 });
-  assert.match(await el().locator('.sweep-status').innerText(), /on the page, in slices/);
+  assert.match(await textOf(el().locator('.sweep-status')), /on the page, in slices/);
   const s = await scenarioOf(page);
   const want = expectedSweep(s, 20);
   for (const [key, mean] of await sweepTable()) assert.ok(Math.abs(mean - want[key]) <= 1e-12, key);
@@ -320,7 +320,7 @@ test('pooling: the pooled keys and values, the kernel and pool controls recomput
     await assertApprox(e);
   };
   await check(opened.expected);
-  assert.match(await view.locator('[data-field="pooled_k"] tbody th').first().innerText(), /^p0 \(k0–3\)$/);
+  assert.match(await textOf(view.locator('[data-field="pooled_k"] tbody th').first()), /^p0 \(k0–3\)$/);
   const s2 = await afterTrace(() => input('pool').selectOption('max'));
   await check(wasm.run(s2));
   const s3 = await afterTrace(() => input('kernel').fill('2'));
@@ -345,7 +345,7 @@ test('bad input to the new algorithms: one line naming the field, beside its con
     await settle(page);
     const slot = el().locator(`[data-slot="field:${key}"]`);
     await slot.waitFor({ state: 'visible' });
-    const shown = await slot.innerText();
+    const shown = await textOf(slot);
     assert.match(shown, message);
     assert.equal(shown.split('\n').length, 1);
     assert.equal(await slot.getAttribute('data-fields'), key);

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, launch, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
+import { assertCells, launch, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 const SHOTS = process.env.SHOTS_DIR; // screenshots of each view when set (e.g. /tmp/shots9)
@@ -49,7 +49,7 @@ test('Bahdanau: the quick preset trains in a worker; the loss points are the tra
   const points = await view('loss-points').locator('circle').evaluateAll((cs) => cs.map((c) => Number(c.dataset.value)));
   assert.equal(points.length, expected.loss.length);
   points.forEach((p, i) => assert.ok(Math.abs(p - expected.loss[i]) <= 1e-12, `loss[${i}]: ${p} vs ${expected.loss[i]}`));
-  assert.match(await view('train-status').innerText(), /in a worker/);
+  assert.match(await textOf(view('train-status')), /in a worker/);
   await assertCells(el(), 'heldout_weights', expected.heldout_weights);
   assert.equal(await view('predicted').getAttribute('data-value'), expected.predicted.join(' '));
 });
@@ -98,7 +98,7 @@ test('Bahdanau: cancel ends the worker, keeps the last good trace, and the page 
     .querySelector('[data-part="training"]')?.dataset.status === 'cancelled');
   const after = await traceOf(page);
   assert.deepEqual(after.loss, before.loss, 'the last good trace stays');
-  assert.match(await view('train-status').innerText(), /Cancelled/);
+  assert.match(await textOf(view('train-status')), /Cancelled/);
   await setAndWait({ ...(await wasm.presets()).find((p) => p.name === 'bahdanau-train-reverse-quick').scenario });
 });
 
@@ -194,8 +194,8 @@ test('positional encoding: columns 6-9, the binary analogy, the rotation reprodu
   // in Chinese
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
   await settle(page);
-  assert.match(await view('positional').locator('h3').innerText(), /位置编码/);
-  assert.match(await view('complexity').locator('h3').innerText(), /自注意力/);
+  assert.match(await textOf(view('positional').locator('h3')), /位置编码/);
+  assert.match(await textOf(view('complexity').locator('h3')), /自注意力/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
   await settle(page);
 });
@@ -229,8 +229,8 @@ test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 dr
   // the view is drawn again in Chinese: wait for its intro to say so
   await page.waitForFunction(() => /方差/.test(document.querySelector('attention-playground').shadowRoot
     .querySelector('[data-field="scale-view"] .intro')?.textContent ?? ''));
-  assert.match(await view('scale-view').locator('h3').innerText(), /1\/√d/);
-  assert.match(await view('scale-view').locator('.intro').innerText(), /方差/);
+  assert.match(await textOf(view('scale-view').locator('h3')), /1\/√d/);
+  assert.match(await textOf(view('scale-view').locator('.intro')), /方差/);
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
   await settle(page);
 });

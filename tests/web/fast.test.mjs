@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let page, base, problems, browser, wasm;
 
@@ -136,7 +136,7 @@ test('a map wider than the pixels is downsampled, with a note; hover still gives
   await settle(page);
   const fig = el().locator('figure[data-field="weights"]');
   assert.equal(await fig.getAttribute('data-downsampled'), '2');
-  assert.match(await fig.locator('.dims-note').innerText(), /downsampled/);
+  assert.match(await textOf(fig.locator('.dims-note')), /downsampled/);
   const trace = await traceOf(page);
   const got = await hover('weights', 351, 128, false);
   assert.equal(got.value, nested(trace.weights, got.index));

@@ -50,7 +50,7 @@ export async function openUrl(page, url) {
   })).jsonValue();
   assert.equal(state, 'ok', `the page could not start: ${state}`);
   // and the views that trace needs are loaded and drawn (they are lazy chunks)
-  await page.evaluate(() => document.querySelector('attention-playground').settled);
+  await settle(page);
 }
 
 export const scenarioOf = (page) => page.evaluate(() => document.querySelector('attention-playground').scenario);
@@ -63,6 +63,12 @@ export async function settle(target) {
   const page = typeof target.page === 'function' ? target.page() : target;
   await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-playground')].map((e) => e.settled)));
 }
+
+/** The text an element shows. The results' sections are `content-visibility: auto`: Chromium's
+ * `innerText` of one that is off screen, or inserted since the last frame, is '' (its layout is
+ * skipped), so there the text is read from the DOM, its white space collapsed. */
+export const textOf = (locator) => locator.evaluate((e) =>
+  (e.checkVisibility({ contentVisibilityAuto: true }) ? e.innerText : e.textContent.replace(/\s+/g, ' ').trim()));
 
 /** [data-index, Number(data-value)] of every cell of the figure `field` under `host`. */
 export async function cellsOf(host, field) {

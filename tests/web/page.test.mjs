@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
-import { openUrl, settle } from './harness.mjs';
+import { openUrl, settle, textOf } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
@@ -100,14 +100,14 @@ test('softmax-toy: the seed\'s numbers, shown and exact', async () => {
   await open();
   await pickPreset('softmax-toy');
   const c0 = cell('context', '0,0,0,0'), c1 = cell('context', '0,0,0,1');
-  assert.match(await c0.innerText(), /^7\.55/);
-  assert.match(await c1.innerText(), /^5\.79/);
+  assert.match(await textOf(c0), /^7\.55/);
+  assert.match(await textOf(c1), /^5\.79/);
   assert.ok(Math.abs(await value(c0) - 7.552715289452022) < 1e-12);
   assert.ok(Math.abs(await value(c1) - 5.794875152799757) < 1e-12);
-  assert.match(await cell('weights', '0,0,0,0').innerText(), /^0\.665/);
-  assert.equal(await cell('scores', '0,0,0,0').innerText(), '2');
-  assert.match(await el().locator('[data-field="description"]').innerText(), /7\.55/);
-  assert.equal(await el().locator('[data-field="cost.dot_products"]').innerText(), '3');
+  assert.match(await textOf(cell('weights', '0,0,0,0')), /^0\.665/);
+  assert.equal(await textOf(cell('scores', '0,0,0,0')), '2');
+  assert.match(await textOf(el().locator('[data-field="description"]')), /7\.55/);
+  assert.equal(await textOf(el().locator('[data-field="cost.dot_products"]')), '3');
 });
 
 test('editing a cell of K recomputes on input, as the WASM module does in node', async () => {
@@ -144,11 +144,11 @@ test('a malformed value is named inline and the last good result stays', async (
   await settle(page);
   const err = slot('k');
   await err.waitFor({ state: 'visible' });
-  assert.match(await err.innerText(), /k\[0\]\[2\]\[0\]\[0\]: expected a number, got "1\.\.2"/);
+  assert.match(await textOf(err), /k\[0\]\[2\]\[0\]\[0\]: expected a number, got "1\.\.2"/);
   assert.equal(await input('k[0][2][0][0]').getAttribute('aria-invalid'), 'true');
   assert.equal(await value(cell('context', '0,0,0,0')), before);
   assert.match(await el().locator('[data-panel="results"]').getAttribute('class'), /stale/);
-  assert.ok(!(await el().locator('[data-panel="results"]').innerText()).includes('NaN'));
+  assert.ok(!(await textOf(el().locator('[data-panel="results"]'))).includes('NaN'));
   // fixing it clears the error and recomputes
   await input('k[0][2][0][0]').fill('1');
   await settle(page);
@@ -169,13 +169,13 @@ test('a wrong shape (scenario JSON) is named by the core beside K; invalid JSON 
   await settle(page);
   const err = slot('k');
   await err.waitFor({ state: 'visible' });
-  assert.match(await err.innerText(), /^k\[0\]\[1\]\[0\]: expected 1 number \(E of q\), got 2/);
+  assert.match(await textOf(err), /^k\[0\]\[1\]\[0\]: expected 1 number \(E of q\), got 2/);
   assert.equal(await value(cell('context', '0,0,0,0')), good);
   await area.fill('{"algorithm": "full",');
   await settle(page);
   const jsonErr = slot('json');
   await jsonErr.waitFor({ state: 'visible' });
-  assert.match(await jsonErr.innerText(), /^scenario: invalid JSON/);
+  assert.match(await textOf(jsonErr), /^scenario: invalid JSON/);
   assert.equal(await value(cell('context', '0,0,0,0')), good);
 });
 
@@ -191,8 +191,8 @@ test('masks: kinds, parameters and the explicit grid, each recomputed like the c
   await settle(page);
   let s = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.deepEqual(s.mask, { kind: 'local', window: 0 });
-  assert.equal(await cell('allowed', '0,0,1,0').innerText(), '·');
-  assert.equal(await cell('allowed', '0,0,1,1').innerText(), '✓');
+  assert.equal(await textOf(cell('allowed', '0,0,1,0')), '·');
+  assert.equal(await textOf(cell('allowed', '0,0,1,1')), '✓');
   assert.ok(await cell('scores', '0,0,1,0').evaluate((td) => td.classList.contains('masked')));
   await input('mask.kind').selectOption('explicit');
   await settle(page);
@@ -270,7 +270,7 @@ test('every control has an accessible name; the language switch works', async ()
   });
   assert.deepEqual(unnamed, []);
   await switchLang('zh');
-  assert.match(await el().locator('[data-panel="results"] h2').innerText(), /结果/);
+  assert.match(await textOf(el().locator('[data-panel="results"] h2')), /结果/);
   await input('lang').click();
   await settle(page);
 });
@@ -286,8 +286,8 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
   const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   const expected = wasm.run(s0);
   const L_Q = s0.q[0].length;
-  assert.equal(Number(await prob.locator('[data-field="U_part"]').innerText()), expected.U_part);
-  assert.equal(Number(await prob.locator('[data-field="u"]').innerText()), expected.u);
+  assert.equal(Number(await textOf(prob.locator('[data-field="U_part"]'))), expected.U_part);
+  assert.equal(Number(await textOf(prob.locator('[data-field="u"]'))), expected.u);
   const rows = prob.locator('[data-field="sparsity"] li');
   assert.equal(await rows.count(), L_Q);
   const top = await prob.locator('[data-field="sparsity"] li.top').evaluateAll((li) => li.map((x) => Number(x.dataset.query)));
@@ -313,11 +313,12 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
   const next = factor + 1;
   await input('factor').focus();
   await page.keyboard.press('ArrowRight'); // the slider, by keyboard
+  await settle(page);
   const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s1.factor, next);
   const e1 = wasm.run(s1);
-  assert.equal(Number(await prob.locator('[data-field="U_part"]').innerText()), e1.U_part);
-  assert.equal(Number(await prob.locator('[data-field="u"]').innerText()), e1.u);
+  assert.equal(Number(await textOf(prob.locator('[data-field="U_part"]'))), e1.U_part);
+  assert.equal(Number(await textOf(prob.locator('[data-field="u"]'))), e1.u);
   assert.notDeepEqual([e1.U_part, e1.u], [expected.U_part, expected.u]);
   assert.equal(await slot('prob').isVisible(), false);
   // back to the preset's factor: its sample_index comes back
@@ -332,7 +333,7 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
   assert.equal(s3.sample_index, undefined);
   assert.equal(s3.seed, Number(s0.seed ?? 0) + 1);
   const e3 = wasm.run(s3);
-  const top3 = await prob.locator('[data-field="top_index"]').innerText();
+  const top3 = await textOf(prob.locator('[data-field="top_index"]'));
   assert.equal(top3, `[${e3.top_index[0][0].join(', ')}]`);
   await page.screenshot({ path: path.join(os.tmpdir(), 'page-prob.png'), fullPage: true });
 });
@@ -357,7 +358,7 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
   await settle(page);
   await side.waitFor({ state: 'visible' });
   assert.equal(await prob.locator('[data-field="pitfall-hint"]').count(), 0);
-  assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /causal_initial = mean: .*cumulative mean/);
+  assert.match(await textOf(side.locator('[data-pitfall="causal_initial"]')), /causal_initial = mean: .*cumulative mean/);
 
   const mine = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(mine.causal_initial, 'mean');
@@ -392,12 +393,12 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
   // with the causal mask, the mean differs from the sum in every lazy row but the first
   assert.equal(differing, lazy.filter((i) => i > 0).length);
   assert.ok(differing > 0);
-  assert.equal(await side.locator('[data-field="top_index.reference"]').innerText(), `[${eRef.top_index[0][0].join(', ')}]`);
-  assert.equal(await side.locator('[data-field="top_index.mine"]').innerText(), `[${eMine.top_index[0][0].join(', ')}]`);
+  assert.equal(await textOf(side.locator('[data-field="top_index.reference"]')), `[${eRef.top_index[0][0].join(', ')}]`);
+  assert.equal(await textOf(side.locator('[data-field="top_index.mine"]')), `[${eMine.top_index[0][0].join(', ')}]`);
   await page.screenshot({ path: path.join(os.tmpdir(), 'page-pitfalls.png'), fullPage: true });
   // the explanation in Chinese too
   await switchLang('zh');
-  assert.match(await side.locator('[data-pitfall="causal_initial"]').innerText(), /累积平均/);
+  assert.match(await textOf(side.locator('[data-pitfall="causal_initial"]')), /累积平均/);
   await switchLang('en');
   // back to the reference: the comparison goes, the hint comes back
   await input('causal_initial').selectOption('sum');
@@ -424,7 +425,7 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   const s1 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   assert.equal(s1.sample_per_head, true);
   assert.equal(s1.sample_index, undefined);
-  assert.match(await side.locator('[data-field="pitfall-samples"]').innerText(), /set aside/);
+  assert.match(await textOf(side.locator('[data-field="pitfall-samples"]')), /set aside/);
   assert.equal(await slot('prob').isVisible(), false);
   // both sides draw from the seed; at H = 1 the per-head sample is the shared one
   const ref = { ...s1 };
@@ -438,7 +439,7 @@ test('ProbAttention pitfalls: samples per head set a shared sample_index aside, 
   await settle(page);
   await page.waitForFunction(() => document.querySelector('attention-playground').scenario.sample_index !== undefined);
   await settle(page);
-  assert.match(await side.locator('[data-field="pitfall-samples"]').innerText(), /dropped for the reference/);
+  assert.match(await textOf(side.locator('[data-field="pitfall-samples"]')), /dropped for the reference/);
   const e2 = wasm.run(perHead), r2 = wasm.run({ ...ref });
   for (const [index, v] of await side.locator('td.ctx.side-ref span.num').evaluateAll((xs) => xs.map((x) => [x.dataset.index, Number(x.dataset.value)]))) {
     assert.ok(Math.abs(v - nested(r2.context, index)) <= 1e-12, `reference context[${index}]`);
@@ -477,8 +478,8 @@ test('Nadaraya-Watson: d2l\'s plot, the loss per epoch, and the kernel changed l
   assert.equal(await loss.locator('circle.loss-point').count(), 5);
   const shownLoss = await loss.locator('circle.loss-point').evaluateAll((cs) => cs.map((c) => Number(c.dataset.value)));
   shownLoss.forEach((l, i) => assert.ok(Math.abs(l - e0.loss[i]) <= 1e-12, `loss[${i}]`));
-  assert.equal((await nw.locator('[data-field="w_history"]').innerText()).split('→').length, 6);
-  assert.ok(!(await nw.innerText()).includes('NaN'));
+  assert.equal((await textOf(nw.locator('[data-field="w_history"]'))).split('→').length, 6);
+  assert.ok(!(await textOf(nw)).includes('NaN'));
   // the kernel, from its control: recomputed live, as the core does in node
   const before = await page.evaluate(() => document.querySelector('attention-playground').trace.y_hat);
   await input('kernel').selectOption('boxcar');
@@ -563,7 +564,7 @@ async function showsCoreError(scenario, field, slotName) {
   await settle(page);
   const where = slot(slotName);
   await where.waitFor({ state: 'visible' });
-  assert.equal(await where.innerText(), e.message);
+  assert.equal(await textOf(where), e.message);
   assert.equal(await where.getAttribute('data-fields'), field);
   assert.equal(await slot('general').isVisible(), false);
   return where;
@@ -632,8 +633,8 @@ test('the ProbAttention step view numbers its steps as SPEC §2 does (en and zh)
   await switchLang('en');
   // each step shows its own field of the trace
   const step = (n) => prob.locator(`section.step[data-steps~="${n}"]`);
-  assert.equal(Number(await step(1).locator('[data-field="U_part"]').innerText()), expected.U_part);
-  assert.equal(Number(await step(1).locator('[data-field="u"]').innerText()), expected.u);
+  assert.equal(Number(await textOf(step(1).locator('[data-field="U_part"]'))), expected.U_part);
+  assert.equal(Number(await textOf(step(1).locator('[data-field="u"]'))), expected.u);
   const counted = await step(2).locator('[data-field="samples"] td[data-index]').evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
   const L_K = s0.k[0].length;
   assert.deepEqual(counted, expected.sample_index.flatMap((row) => Array.from({ length: L_K }, (_, j) => row.filter((x) => x === j).length)));
@@ -642,7 +643,7 @@ test('the ProbAttention step view numbers its steps as SPEC §2 does (en and zh)
   }
   const M = await step(4).locator('[data-field="sparsity"] li').evaluateAll((lis) => lis.map((li) => Number(li.dataset.value)));
   M.forEach((m, i) => assert.ok(Math.abs(m - expected.sparsity[0][0][i]) <= 1e-12, `M[${i}]`));
-  assert.equal(await step(5).locator('[data-field="top_index"]').innerText(), `[${expected.top_index[0][0].join(', ')}]`);
+  assert.equal(await textOf(step(5).locator('[data-field="top_index"]')), `[${expected.top_index[0][0].join(', ')}]`);
   for (const field of ['scores_top', 'weights_top']) {
     const shown = await step(6).locator(`[data-field="${field}"] td[data-index]`).evaluateAll((tds) => tds.map((td) => [td.dataset.index, Number(td.dataset.value), td.classList.contains('masked')]));
     assert.ok(shown.length > 0, field);
@@ -693,7 +694,7 @@ test('ProbAttention: the updated rows are the trace\'s updated_rows (the .squeez
     // rows updated although not in this item's own top_index are named
     const extra = expected.updated_rows[b][0].flatMap((u, i) => (u && !expected.top_index[b][0].includes(i) ? [`q${i}`] : []));
     const note = prob.locator('[data-field="squeeze-union"]');
-    if (extra.length) assert.ok((await note.innerText()).startsWith(extra.join(', ') + ':'), `b = ${b}`);
+    if (extra.length) assert.ok((await textOf(note)).startsWith(extra.join(', ') + ':'), `b = ${b}`);
     else assert.equal(await note.count(), 0);
   }
   assert.deepEqual(problems, []);
