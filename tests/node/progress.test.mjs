@@ -29,7 +29,6 @@ test('bahdanau training reports every epoch with increasing fractions and its lo
 test('returning false stops training: an Error with cancelled: true, no trace; the module stays usable', () => {
   const scenario = { ...quick(), train: { ...quick().train, epochs: 50 } };
   let calls = 0;
-  const t0 = performance.now();
   assert.throws(() => wasm.run(scenario, { onProgress: () => { calls += 1; return calls < 2; } }), (e) => {
     assert.equal(e.cancelled, true);
     assert.equal(e.field, '');
@@ -37,7 +36,6 @@ test('returning false stops training: an Error with cancelled: true, no trace; t
     return true;
   });
   assert.equal(calls, 2, 'no epoch after the one that said stop');
-  assert.ok(performance.now() - t0 < 5000);
   assert.equal(wasm.run({ algorithm: 'full', q: [[[[1]]]], k: [[[[1]]]], v: [[[[2]]]] }).context[0][0][0][0], 2);
 });
 
