@@ -610,7 +610,7 @@ test('the ProbAttention step view numbers its steps as SPEC §2 does (en and zh)
   const { scenario: s0, expected } = opened;
   const prob = el().locator('[data-panel="prob"]');
   const sections = prob.locator('.prob-steps section.step[data-steps]');
-  const headings = async () => sections.evaluateAll((secs) => secs.map((s) => [s.dataset.steps, s.querySelector('h4').textContent]));
+  const headings = async () => sections.evaluateAll((secs) => secs.map((s) => [s.dataset.steps, s.querySelector('h3').textContent]));
   // SPEC: 1 U_part/u, 2 sample_index, 3 q_k_sample, 4 sparsity M, 5 top_index, 6 scores_top with
   // ProbMask, 7 initial_context, 8 context, 9 attn; every step once, in order
   const want = [['1'], ['2'], ['3'], ['4', '5'], ['6'], ['7', '8'], ['9']];

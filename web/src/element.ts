@@ -392,7 +392,7 @@ export class AttentionPlayground extends HTMLElement {
       onPerQuery: (twoD) => { session.lensPerQuery(twoD); edited(true, 'inputs'); } }));
     if (mask) mask.hidden = !PROP['mask.kind'].applies(s);
 
-    fill(this.#part('options'), [h('h3', { text: t(lang, 'options') }),
+    fill(this.#part('options'), [h('h2', { class: 'sub', text: t(lang, 'options') }),
       ...propControls('options', ctx, s.algorithm === 'prob' ? ['seed'] : []), errorSlot('options')]);
 
     const bar = this.#part('slice');

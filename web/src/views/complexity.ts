@@ -37,7 +37,7 @@ export function complexityView(o: ComplexityViewOptions): HTMLElement {
   const { params: p, lang } = o;
   const rows = complexityRows(p);
   const table = h('table', { class: 'complexity-table', dataset: { field: 'complexity-table' } },
-    h('thead', null, h('tr', null, h('th'), ...ARCHS.map((a) => h('th', { text: d(lang, `arch_${a}`) })))),
+    h('thead', null, h('tr', null, h('td'), ...ARCHS.map((a) => h('th', { text: d(lang, `arch_${a}`) })))),
     h('tbody', null,
       ...([['cost', 'rowCost'], ['sequential', 'rowSequential'], ['path', 'rowPath']] as const).map(([kind, key]) =>
         h('tr', { dataset: { row: kind } }, h('th', { text: d(lang, key) }),

@@ -32,7 +32,7 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
     return fig;
   }
   const table = h('table', { class: 'grid edit' });
-  const head = h('tr', null, h('th', { class: 'corner' }));
+  const head = h('tr', null, h('td', { class: 'corner' }));
   for (const j of range(cols)) head.append(h('th', { attrs: { scope: 'col' }, text: `${o.colPrefix}${j}` }));
   table.append(h('thead', null, head));
   const body = h('tbody');
@@ -77,7 +77,7 @@ export function allowedEditor(o: AllowedEditorOptions): HTMLElement {
   const rows = Array.isArray(o.allowed) ? (o.allowed as unknown[][]) : [];
   const cols = rows.length ? rows[0].length : 0;
   const table = h('table', { class: 'grid toggles' });
-  const head = h('tr', null, h('th', { class: 'corner' }));
+  const head = h('tr', null, h('td', { class: 'corner' }));
   for (const j of range(cols)) head.append(h('th', { attrs: { scope: 'col' }, text: `k${j}` }));
   table.append(h('thead', null, head));
   const body = h('tbody');
@@ -116,7 +116,7 @@ export function lensEditor(o: LensEditorOptions): HTMLElement {
   const rows: unknown[][] = twoD ? (lens as unknown[][]) : [lens];
   const table = h('table', { class: 'grid edit lens' });
   const cols = rows[0]?.length ?? 0;
-  const head = h('tr', null, h('th', { class: 'corner', text: twoD ? 'b \\ i' : '' }));
+  const head = h('tr', null, twoD ? h('th', { class: 'corner', text: 'b \\ i' }) : h('td', { class: 'corner' }));
   for (const j of range(cols)) head.append(h('th', { attrs: { scope: 'col' }, text: twoD ? `q${j}` : `b${j}` }));
   table.append(h('thead', null, head));
   const body = h('tbody');

@@ -37,13 +37,14 @@ export interface HeatmapOptions {
 /** Above this many cells a map is drawn on a canvas (values on hover), not as a table. */
 export const TEXT_CELLS = 400;
 
-/** Dark or white text, whichever contrasts more with the cell (WCAG relative luminance). */
+/** Black or white text, whichever contrasts more with the cell (WCAG relative luminance): the
+ * better of the two is at least 4.58:1 on any background (WCAG AA asks 4.5), which no softer dark
+ * grey guarantees. */
 const textColor = (bg: string) => {
   const c = rgb(bg);
   const lin = (v: number) => { const x = v / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
   const L = 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
-  const DARK = 0.0135; // relative luminance of #1b1f24
-  return (L + 0.05) / (DARK + 0.05) >= 1.05 / (L + 0.05) ? '#1b1f24' : '#ffffff';
+  return (L + 0.05) / 0.05 >= 1.05 / (L + 0.05) ? '#000000' : '#ffffff';
 };
 
 /** The largest of `init` and f(x) over the finite numbers x of `values` (no spread: maps can
@@ -327,7 +328,8 @@ function scaleKeyOf(o: HeatmapOptions): string {
 function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): TableState {
   const color = colorFor(o.color, o.values, false, o.extent);
   const table = h('table', { class: `grid color-${o.color}` });
-  const corner = h('th', { class: 'corner', attrs: { scope: 'col' }, text: o.rowHeader ?? '' });
+  // an empty corner is no header (a header cell needs a name)
+  const corner = o.rowHeader ? h('th', { class: 'corner', attrs: { scope: 'col' }, text: o.rowHeader }) : h('td', { class: 'corner' });
   const head = h('tr', null, corner);
   const colTh: HTMLTableCellElement[] = [];
   for (let j = 0; j < cols; j++) {

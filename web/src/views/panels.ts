@@ -31,7 +31,8 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
       text: `${p.name} — ${lang === 'zh' ? p.title_zh || p.title : p.title}` })));
   select.addEventListener('change', () => { if (select.value) o.onPreset(select.value); });
   const langButton = h('button', { type: 'button', class: 'lang', dataset: { key: 'lang' },
-    text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { 'aria-label': t(lang, 'language') } });
+    // its name is what it shows (in the language it names); "Language" is its tooltip
+    text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { lang: lang === 'zh' ? 'en' : 'zh', title: t(lang, 'language') } });
   langButton.addEventListener('click', () => o.onLang(lang === 'zh' ? 'en' : 'zh'));
   const preset = o.presets.find((p) => p.name === o.preset);
   return [h('div', { class: 'top-row' },
@@ -53,7 +54,7 @@ export interface MaskPanelOptions {
 export function maskPanel(o: MaskPanelOptions): HTMLElement[] {
   const s = o.ctx.scenario, lang = o.ctx.lang;
   if (!PROP['mask.kind'].applies(s)) return [];
-  const out = [h('h3', { text: t(lang, 'mask') }), ...propControls('mask', o.ctx, ['mask.allowed', 'mask.valid_lens'])];
+  const out = [h('h2', { class: 'sub', text: t(lang, 'mask') }), ...propControls('mask', o.ctx, ['mask.allowed', 'mask.valid_lens'])];
   if (PROP['mask.allowed'].applies(s)) {
     out.push(allowedEditor({ allowed: get(s, 'mask.allowed'), title: PROP['mask.allowed'].label[lang], onToggle: o.onToggle }));
   }

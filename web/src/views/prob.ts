@@ -27,7 +27,7 @@ const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}
 /** A section for SPEC's steps `steps` (one, or a run such as 4-5): its heading starts with their numbers. */
 function step(steps: readonly number[], title: string, ...body: (Node | null)[]): HTMLElement {
   const numbers = steps.length > 1 ? `${steps[0]}–${steps[steps.length - 1]}` : String(steps[0]);
-  return h('section', { class: 'step', dataset: { steps: steps.join(' ') } }, h('h4', { text: `${numbers} · ${title}` }), ...body);
+  return h('section', { class: 'step', dataset: { steps: steps.join(' ') } }, h('h3', { text: `${numbers} · ${title}` }), ...body);
 }
 
 /** The rows of (b, h) that got exact attention: the trace's updated_rows (the core applies the
@@ -152,7 +152,7 @@ export function probView(o: ProbViewOptions): HTMLElement {
 function compare(o: ProbViewOptions, upd: Set<number>, L_Q: number): HTMLElement {
   const { lang, b } = o;
   const hh = o.h;
-  const sec = h('section', { class: 'step compare', dataset: { field: 'compare' } }, h('h4', { text: t(lang, 'compare') }));
+  const sec = h('section', { class: 'step compare', dataset: { field: 'compare' } }, h('h3', { text: t(lang, 'compare') }));
   if (!o.full) return sec;
   if (!o.full.ok) {
     sec.append(h('p', { class: 'error', text: `${t(lang, 'fullFailed')}: ${o.full.error}` }));
@@ -161,7 +161,7 @@ function compare(o: ProbViewOptions, upd: Set<number>, L_Q: number): HTMLElement
   const full = o.full.trace;
   const table = h('table', { class: 'compare-table' },
     h('thead', null, h('tr', null, ...[t(lang, 'query'), '', t(lang, 'probRow'), t(lang, 'fullRow'), t(lang, 'maxDiff'), '']
-      .map((x) => h('th', { attrs: { scope: 'col' }, text: x })))));
+      .map((x) => (x ? h('th', { attrs: { scope: 'col' }, text: x }) : h('td'))))));
   const body = h('tbody');
   for (const i of range(L_Q)) {
     const p = (at(o.trace.context, [b, i, hh]) as number[] | undefined) ?? [];

@@ -85,7 +85,7 @@ export function scaleView(o: ScaleViewOptions): HTMLElement {
     h('div', { class: 'controls-row' }, num('d', 'd', 1, 256), num('draws', d(lang, 'draws'), 10, 20000), num('seed', 'seed', 0, 1e9),
       num('keys', d(lang, 'keys'), 2, 32)),
     h('table', { class: 'stats', dataset: { field: 'scale-stats' } },
-      h('thead', null, h('tr', null, h('th'), h('th', { text: df(lang, 'overDraws', { n: p.draws }) }), h('th', { text: d(lang, 'expected') }))),
+      h('thead', null, h('tr', null, h('td'), h('th', { text: df(lang, 'overDraws', { n: p.draws }) }), h('th', { text: d(lang, 'expected') }))),
       h('tbody', null,
         stat('mean', 'mean(q·k)', stats.mean, '0'),
         stat('variance', 'Var(q·k)', stats.variance, `d = ${p.d}`),
