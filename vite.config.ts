@@ -34,6 +34,23 @@ function warnDynamicExecution(): Plugin {
   };
 }
 
+/** dist/embed.html loads dist/attention-playground.js through a <script vite-ignore>: it takes
+ * index.html's modulepreload links for that module's chunks (fetched at once, not one by one). */
+function embedPreloads(): Plugin {
+  return {
+    name: 'attnplay-embed-preloads',
+    apply: 'build',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const index = bundle['index.html'];
+      const embed = bundle['embed.html'];
+      if (!index || index.type !== 'asset' || !embed || embed.type !== 'asset') return;
+      const links = String(index.source).match(/<link rel="modulepreload"[^>]*>/g) ?? [];
+      embed.source = String(embed.source).replace('</head>', () => links.map((l) => `  ${l}\n`).join('') + '</head>');
+    },
+  };
+}
+
 /** The single-file build: `import url from '.../attnplay_core.wasm?url'` becomes a data: URL
  * (compute.ts decodes it into wasmBinary; nothing is fetched). */
 function inlineWasm(): Plugin {
@@ -130,7 +147,7 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [warnDynamicExecution(), singleFilePage()],
+  plugins: [warnDynamicExecution(), embedPreloads(), singleFilePage()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,
@@ -138,11 +155,13 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 1024,
     rolldownOptions: {
-      // One entry, dist/attention-playground.js (the page's script *is* the embeddable element
-      // module); what only some algorithms need is split into dist/assets/*.js, loaded on demand.
-      input: { index: here('./web/index.html') },
+      // dist/attention-playground.js (the page's script *is* the embeddable element module); what
+      // only some algorithms need is split into dist/assets/*.js, loaded on demand. dist/embed.html
+      // (the iframe API) loads that same file (a <script vite-ignore>: not bundled again) and its
+      // own small script, dist/assets/embed-*.js, which imports nothing of the app.
+      input: { index: here('./web/index.html'), embed: here('./web/embed.html') },
       output: {
-        entryFileNames: 'attention-playground.js',
+        entryFileNames: (chunk) => (chunk.name === 'embed' ? 'assets/embed-[hash].js' : 'attention-playground.js'),
         chunkFileNames: 'assets/[name]-[hash].js',
       },
     },

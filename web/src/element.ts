@@ -3,9 +3,11 @@
 //   attributes  preset="softmax-toy"  scenario='{"algorithm":"full",...}'  lang="en|zh"
 //               controls="preset algorithm tensors mask options prob json" (which panels; default all)
 //               sync-hash (index.html: keep location.hash in sync with the scenario)
+//               theme="light|dark|auto" (styles.css only; auto follows prefers-color-scheme)
 //   property    trace (latest good trace, as the CLI prints it), scenario (a copy), ready (Promise)
-//   method      setScenario(object)
-//   event       "trace" (detail = trace) after each successful recompute
+//   method      setScenario(object), setPreset(name)
+//   event       "trace" (detail = trace) after each successful recompute; "scenario-error"
+//               (detail = [{field, message}]) when the errors shown change to a new non-empty list
 //
 // The element wires views to state: its Session (state/, no DOM) holds the scenario, the traces
 // and the errors and does every edit; views/ build the DOM; the element says what to re-render.
@@ -66,7 +68,7 @@ function fill(el: HTMLElement | null, children: readonly Node[]): void {
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
-    return ['preset', 'scenario', 'lang', 'controls'];
+    return ['preset', 'scenario', 'lang', 'controls', 'theme'];
   }
 
   readonly ready: Promise<void>;
@@ -115,6 +117,7 @@ export class AttentionPlayground extends HTMLElement {
       throw new TypeError('setScenario: expected a scenario object');
     }
     const copy = clone(scenario) as Scenario;
+    this.#reported = null;  // a new scenario's errors are reported again, even the same ones
     if (!this.#session) {
       this.ready.then(() => this.setScenario(copy));
       return;
@@ -128,6 +131,16 @@ export class AttentionPlayground extends HTMLElement {
       return;
     }
     this.#renderWhole('api');
+  }
+
+  /** Loads the preset `name` (as picking it does; queued until the core is loaded); false when
+   * the core has no such preset (the element then shows the error). */
+  setPreset(name: string): boolean {
+    if (!this.#session) {
+      this.ready.then(() => this.setPreset(name));
+      return this.presets.length === 0 || this.presets.some((p) => p.name === name);
+    }
+    return this.#loadPreset(String(name), 'api');
   }
 
   /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
@@ -203,23 +216,36 @@ export class AttentionPlayground extends HTMLElement {
   #initialScenario(): void {
     if (this.hasAttribute('sync-hash') && this.#fromHash()) return;
     const text = this.getAttribute('scenario');
+    let bad: string | null = null;
     if (text) {
       this.#scenarioText(text, 'attribute');
       if (Object.keys(this.#session!.scenario).length) return;
+      bad = this.#session!.jsonError;
     }
     const presets = this.#engine!.presets();
     const name = this.getAttribute('preset');
     this.#loadPreset(presets.some((p) => p.name === name) ? name! : presets[0]?.name ?? '', 'init');
+    if (bad) {
+      // an invalid scenario attribute: the preset is shown, and the attribute's error beside it
+      this.#session!.jsonError = bad;
+      this.#renderErrors();
+    }
   }
 
   #scenarioText(text: string, source: string): void {
+    this.#reported = null;
     if (this.#session!.fromText(text)) this.#renderWhole(source);
     else if (Object.keys(this.#session!.scenario).length) this.#renderErrors();
   }
 
-  #loadPreset(name: string, source: string): void {
-    if (this.#session!.loadPreset(name)) this.#renderWhole(source);
-    else this.#renderErrors();
+  #loadPreset(name: string, source: string): boolean {
+    if (this.#session!.loadPreset(name)) {
+      this.#renderWhole(source);
+      return true;
+    }
+    this.#reported = null;
+    this.#renderErrors();
+    return false;
   }
 
   #renderWhole(source: string): void {
@@ -630,8 +656,16 @@ export class AttentionPlayground extends HTMLElement {
     this.#root.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus();
   }
 
+  /** The errors last reported by a `scenario-error` event (JSON; '' none, null report again). */
+  #reported: string | null = '';
+
   #renderErrors(): void {
-    showErrors(this.#root, this.#session!.errors(), this.#session!.stale);
+    const errors = this.#session!.errors();
+    showErrors(this.#root, errors, this.#session!.stale);
+    const key = errors.length ? JSON.stringify(errors) : '';
+    if (key === this.#reported) return;
+    this.#reported = key;
+    if (key) this.dispatchEvent(new CustomEvent('scenario-error', { detail: errors, bubbles: true }));
   }
 }
 
