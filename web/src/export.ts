@@ -120,6 +120,8 @@ const EMPTY = '#f6f7f9';
 const INK = '#1b1f24';
 const MUTED = '#57606a';
 const charWidth = (size: number) => size * 0.6;
+/** About how wide a text is drawn (CJK and other wide characters a full em). */
+const textWidth = (text: string, size: number) => [...text].reduce((w, c) => w + (c.codePointAt(0)! >= 0x2e80 ? size : charWidth(size)), 0);
 
 /** The value a block of cells is drawn with: the mean of its numbers (booleans: the majority). */
 function blockValue(o: HeatmapOptions, i0: number, j0: number, block: number): { v: unknown; masked: boolean } {
@@ -160,7 +162,7 @@ function layout(o: HeatmapOptions, field: string, shape: number[], where: string
   const sub = [o.title !== field ? o.title : '', where, block > 1 ? `each cell the mean of ${block} × ${block}` : ''].filter(Boolean).join(' · ');
   const left = 12 + Math.ceil(rowText * charWidth(size)) + 8;
   const top = 12 + 20 + (sub ? 18 : 0) + size + 8;
-  const width = Math.max(left + gc * cw + 12, 24 + Math.ceil(Math.max(title.length * charWidth(15), sub.length * charWidth(12))));
+  const width = Math.max(left + gc * cw + 12, 24 + Math.ceil(Math.max(textWidth(title, 15), textWidth(sub, 12))));
   const height = top + gr * ch + 12;
   const labels: Label[] = [{ x: 12, y: 12 + 15, text: title, size: 15, anchor: 'start', fill: INK, bold: true }];
   if (sub) labels.push({ x: 12, y: 12 + 20 + 13, text: sub, size: 12, anchor: 'start', fill: MUTED });
