@@ -5,7 +5,8 @@
 //               sync-hash (index.html: keep location.hash in sync with the scenario)
 //               theme="light|dark|auto" (styles.css only; auto follows prefers-color-scheme)
 //   property    trace (latest good trace, as the CLI prints it), scenario (a copy), ready (Promise)
-//   method      setScenario(object), setPreset(name)
+//   method      setScenario(object), setPreset(name), export(kind, field) (a Blob: json, csv, svg,
+//               png; export.ts)
 //   event       "trace" (detail = trace) after each successful recompute; "scenario-error"
 //               (detail = [{field, message}]) when the errors shown change to a new non-empty list
 //
@@ -141,6 +142,26 @@ export class AttentionPlayground extends HTMLElement {
       return this.presets.length === 0 || this.presets.some((p) => p.name === name);
     }
     return this.#loadPreset(String(name), 'api');
+  }
+
+  /** SPEC §1: the trace as JSON, or trace field `field`'s map at the shown (b, h) as CSV, SVG or
+   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk). */
+  async export(kind: string, field?: string): Promise<Blob> {
+    await this.ready;
+    const s = this.#session!;
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang);
+  }
+
+  /** The results' Export buttons: the default field's file downloaded. */
+  #exportRow(lang: Lang): HTMLElement {
+    const button = (kind: string) => h('button', { text: kind.toUpperCase(), dataset: { key: `export.${kind}` },
+      attrs: { type: 'button', title: t(lang, kind === 'json' ? 'exportJson' : 'exportMap') },
+      on: { click: () => {
+        const s = this.#session;
+        if (s?.trace) load('export').then((m) => m.download(s.trace!, kind, s.b, s.h, this.#lang, this.#root)).catch(console.error);
+      } } });
+    return h('div', { class: 'export', attrs: { role: 'group', 'aria-label': t(lang, 'export') } },
+      h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'svg', 'png'].map(button));
   }
 
   /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
@@ -500,7 +521,7 @@ export class AttentionPlayground extends HTMLElement {
     const panel = this.#part('results');
     if (panel) {
       if (this.#resultsHead?.panel !== panel) {
-        this.#resultsHead = { panel, nodes: [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') })),
+        this.#resultsHead = { panel, nodes: [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') }), this.#exportRow(lang)),
           h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')] };
       }
       const head = this.#resultsHead.nodes;

@@ -13,6 +13,7 @@ const LOADERS = {
   flash: () => import('./views/flash'),
   sweep: () => import('./sweep'),
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
+  export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
 } as const;
 
 export type LazyName = keyof typeof LOADERS;

@@ -121,7 +121,7 @@ function rgbLookup(kind: ColorKind, values: unknown[][], extent?: number): (v: u
 
 /** The text colour for a background, remembered (a map's colours repeat from edit to edit). */
 const TEXT_COLORS = new Map<string, string>();
-function textColorOf(bg: string): string {
+export function textColorOf(bg: string): string {
   let c = TEXT_COLORS.get(bg);
   if (c === undefined) {
     c = textColor(bg);
@@ -459,6 +459,12 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   const { rows, cols } = dimsOf(o);
   STATES.set(fig, mode(rows, cols) === 'canvas' ? canvasBody(o, fig, rows, cols) : tableBody(o, fig, rows, cols));
 }
+
+/** The colour of a cell's value as the page draws the map (a canvas's scale unquantised); export.ts. */
+export const cellColor = (o: HeatmapOptions): ((v: unknown) => string | null) => {
+  const { rows, cols } = dimsOf(o);
+  return colorFor(o.color, o.values, mode(rows, cols) === 'canvas', o.extent);
+};
 
 export function heatmap(o: HeatmapOptions): HTMLElement {
   const { rows, cols } = dimsOf(o);

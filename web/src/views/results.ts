@@ -4,7 +4,7 @@ import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../compute';
 import { t, type Key, type Lang } from '../i18n';
-import { heatmap } from './heatmap';
+import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
 export interface ResultsOptions {
   trace: Trace;
@@ -40,40 +40,48 @@ export function warningList(trace: Trace, lang: Lang): HTMLElement | null {
     h('ul', null, ...w.map((x) => h('li', { text: x }))));
 }
 
-/** A (B, L, H, D) tensor at (b, h) as a heatmap with one row per query. */
-export function contextMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
-  extra: Partial<Parameters<typeof heatmap>[0]> = {}): HTMLElement {
-  const t4 = trace[field];
-  const rows = (at(t4, [b]) as unknown[][] | undefined) ?? [];
+/** A (B, L, H, D) tensor at (b, h) as a map with one row per query. */
+export function contextSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number): HeatmapOptions {
+  const rows = (at(trace[field], [b]) as unknown[][] | undefined) ?? [];
   const values = rows.map((r) => (Array.isArray(r[hh]) ? (r[hh] as unknown[]) : []));
-  return heatmap({
+  return {
     title, caption, field, values, color: 'diverging',
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
-    indexOf: (i, j) => `${b},${i},${hh},${j}`, ...extra,
-  });
+    indexOf: (i, j) => `${b},${i},${hh},${j}`,
+  };
 }
 
-export function bhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
-  color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HTMLElement {
+/** A (B, L, H, D) tensor at (b, h) as a heatmap with one row per query. */
+export function contextMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+  extra: Partial<HeatmapOptions> = {}): HTMLElement {
+  return heatmap({ ...contextSpec(trace, field, title, caption, b, hh), ...extra });
+}
+
+function bhSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+  color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HeatmapOptions {
   const values = sliceBH(trace[field], b, hh);
-  return heatmap({
+  return {
     title, caption, field, values, color, masked,
     rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
-  });
+  };
 }
 
-/** Any other output tensor (multihead's output, y_hat, P): drawn as 2-D. */
-function genericMap(trace: Trace, field: string, b: number): HTMLElement {
+export function bhMap(...args: Parameters<typeof bhSpec>): HTMLElement {
+  return heatmap(bhSpec(...args));
+}
+
+/** Any other output tensor (multihead's output, y_hat, P, bahdanau's weights): drawn as 2-D. */
+function genericSpec(trace: Trace, field: string, b: number, color: ColorKind = 'diverging', caption?: string): HeatmapOptions {
   const v = trace[field];
   const sh = shapeOf(v);
   let values: unknown[][];
   let index: (i: number, j: number) => string;
-  if (sh.length >= 3) { values = at(v, [b]) as unknown[][]; index = (i, j) => `${b},${i},${j}`; }
+  if (sh.length >= 3) { values = (at(v, [b]) ?? []) as unknown[][]; index = (i, j) => `${b},${i},${j}`; }
   else if (sh.length === 2) { values = v as unknown[][]; index = (i, j) => `${i},${j}`; }
   else { values = [Array.isArray(v) ? v : [v]]; index = (_i, j) => `${j}`; }
-  return heatmap({ title: field, field, values, color: 'diverging', indexOf: index,
-    rowLabels: labels('', values.length), colLabels: labels('', values[0]?.length ?? 0) });
+  return { title: field, caption, field, values, color, indexOf: index,
+    rowLabels: labels('', values.length), colLabels: labels('', values[0]?.length ?? 0) };
 }
 
 /** The formula of `scores` for each algorithm. */
@@ -88,30 +96,34 @@ const WEIGHTS: Record<string, Key> = {
   linear: 'weightsImplied', performer: 'weightsImplied', linformer: 'weightsLinformer', pooling: 'weightsPooled', lsh: 'weightsLsh',
 };
 
-export function results(o: ResultsOptions): HTMLElement {
-  const { trace, b, lang } = o;
-  const hh = o.h;
-  const maps = h('div', { class: 'maps' });
+/** The maps the results draw, in order: those the trace has are drawn. */
+export const MAPS = ['scores', 'allowed', 'weights', 'head_weights', 'attn', 'context', 'output', 'y_hat', 'P'];
+
+/** The map the results draw for trace field `field` at (b, h): which 2-D slice, its labels and
+ * colours (also what export.ts writes); null for a field the results do not draw. */
+export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang: Lang): HeatmapOptions | null {
+  if (trace[field] === undefined || !MAPS.includes(field)) return null;
   const allowedSlice = trace.allowed !== undefined ? sliceBH(trace.allowed, b, hh) : null;
   const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
-  const scoresTitle = SCORES[trace.algorithm] ?? t(lang, 'scores');
-  if (trace.scores !== undefined) maps.append(bhMap(trace, 'scores', scoresTitle, t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt));
-  if (trace.allowed !== undefined) maps.append(bhMap(trace, 'allowed', t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool'));
-  if (trace.weights !== undefined && shapeOf(trace.weights).length === 4) {
-    maps.append(bhMap(trace, 'weights', t(lang, WEIGHTS[trace.algorithm] ?? 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt));
-  } else if (trace.weights !== undefined) {
-    const three = shapeOf(trace.weights).length === 3; // bahdanau's (B, T_tgt, T_src): the selected item
-    const w = (three ? at(trace.weights, [b]) ?? [] : trace.weights) as unknown[][];
-    maps.append(heatmap({ title: 'weights', caption: t(lang, 'weightsCaption'), field: 'weights', values: w, color: 'weights',
-      rowLabels: labels('', w.length), colLabels: labels('', w[0]?.length ?? 0), indexOf: (i, j) => (three ? `${b},${i},${j}` : `${i},${j}`) }));
+  const four = shapeOf(trace[field]).length === 4;
+  switch (field) {
+    case 'scores': return bhSpec(trace, field, SCORES[trace.algorithm] ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt);
+    case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool');
+    case 'weights': return four // bahdanau's (B, T_tgt, T_src): the selected item; nadaraya's (queries, keys)
+      ? bhSpec(trace, field, t(lang, WEIGHTS[trace.algorithm] ?? 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
+      : genericSpec(trace, field, b, 'weights', t(lang, 'weightsCaption'));
+    case 'head_weights': return bhSpec(trace, field, `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights');
+    case 'attn': return bhSpec(trace, field, t(lang, 'attn'), '', b, hh, 'weights');
+    case 'context': return contextSpec(trace, field, t(lang, 'context'), t(lang, 'contextCaption'), b, hh);
+    default: return genericSpec(trace, field, b);
   }
-  if (trace.head_weights !== undefined) {
-    maps.append(bhMap(trace, 'head_weights', `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights'));
+}
+
+export function results(o: ResultsOptions): HTMLElement {
+  const maps = h('div', { class: 'maps' });
+  for (const f of MAPS) {
+    const spec = mapSpec(o.trace, f, o.b, o.h, o.lang);
+    if (spec) maps.append(heatmap(spec));
   }
-  if (trace.attn !== undefined) maps.append(bhMap(trace, 'attn', t(lang, 'attn'), '', b, hh, 'weights'));
-  if (trace.context !== undefined) {
-    maps.append(contextMap(trace, 'context', t(lang, 'context'), t(lang, 'contextCaption'), b, hh));
-  }
-  for (const f of ['output', 'y_hat', 'P']) if (trace[f] !== undefined) maps.append(genericMap(trace, f, b));
   return maps;
 }
