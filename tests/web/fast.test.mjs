@@ -269,7 +269,7 @@ test('a view whose inputs an edit does not change stays as drawn (the sparse pat
   await page.evaluate(() => { document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="sparse"]').__kept = true; });
   const counts = async () => page.evaluate(() => {
     const r = document.querySelector('attention-playground').shadowRoot;
-    return ['local', 'atrous', 'strided'].map((k) => r.querySelectorAll(`[data-field="pattern-${k}"] td`).length);
+    return ['local', 'atrous', 'strided'].map((k) => r.querySelectorAll(`[data-field="pattern-${k}"] td[data-index]`).length);
   });
   const before = await counts();
   for (const [key, text] of [['q[0][1][0][0]', '0.75'], ['k[0][2][0][1]', '-1.5'], ['v[0][0][0][0]', '2'], ['q[0][1][0][0]', '-0.25']]) {

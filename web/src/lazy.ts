@@ -37,8 +37,10 @@ export function load<K extends LazyName>(name: K): Promise<LazyModule<K>> {
   return p;
 }
 
-/** Resolves once every view module asked for so far has loaded (and its re-render has run). */
+/** Resolves once every view module asked for so far has loaded (and its re-render has run),
+ * those held until the first trace is painted included. */
 export async function idle(): Promise<void> {
+  if (holding && held.length) await released;
   let seen = -1;
   while (seen !== pending.size) {
     seen = pending.size;
@@ -50,6 +52,8 @@ export async function idle(): Promise<void> {
  * load is what the first trace shows (the maps), never a chunk that races it (issue 8). */
 let holding = true;
 const held: { name: LazyName; onLoad: () => void }[] = [];
+let release: () => void = () => {};
+const released = new Promise<void>((resolve) => { release = resolve; });
 
 function fetchView(name: LazyName, onLoad: () => void): void {
   load(name).then(onLoad, (e: unknown) => console.error(`attention-playground: could not load the ${name} view`, e));
@@ -60,6 +64,7 @@ export function releaseViews(): void {
   if (!holding) return;
   holding = false;
   for (const { name, onLoad } of held.splice(0)) fetchView(name, onLoad);
+  release();
 }
 
 /** The module if loaded, else null (and it starts loading; `onLoad` runs once it is there). */

@@ -43,13 +43,13 @@ function patternGrid(field: string, values: boolean[][], cls: (i: number, j: num
   const size = Math.max(L, M) <= 16 ? 'big' : Math.max(L, M) <= 40 ? 'mid' : 'small';
   const every = size === 'big' ? 1 : size === 'mid' ? 4 : 8;
   const table = h('table', { class: `pattern ${size}`, dataset: { field }, attrs: { role: 'img', 'aria-label': label } });
-  const head = h('tr', null, h('th', { attrs: { 'aria-label': 'q \\ k' } })); // rows are queries, columns keys
+  const head = h('tr', null, h('td')); // the corner (a header cell is never empty)
   // a column's label may be wider than its cell: it hangs over its neighbours instead of widening it
-  for (let j = 0; j < M; j++) head.append(h('th', { class: 'col', attrs: { 'aria-label': String(j) } }, j % every ? '' : h('span', { text: String(j) })));
+  for (let j = 0; j < M; j++) head.append(j % every ? h('td', { class: 'col' }) : h('th', { class: 'col' }, h('span', { text: String(j) })));
   table.append(h('thead', null, head));
   const body = h('tbody');
   for (let i = 0; i < L; i++) {
-    const tr = h('tr', { class: rowClass?.(i) }, h('th', { attrs: { 'aria-label': String(i) }, text: i % every ? '' : String(i) }));
+    const tr = h('tr', { class: rowClass?.(i) }, i % every ? h('td', { class: 'row' }) : h('th', { text: String(i) }));
     for (let j = 0; j < M; j++) {
       tr.append(h('td', { class: cls(i, j), title: `q${i} · k${j}`, dataset: { index: `${i},${j}`, value: String(values[i][j]) } }));
     }
