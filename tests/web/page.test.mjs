@@ -271,7 +271,29 @@ test('every control has an accessible name; the language switch works', async ()
   assert.deepEqual(unnamed, []);
   await switchLang('zh');
   assert.match(await textOf(el().locator('[data-panel="results"] h2')), /结果/);
+  // the page's own text follows: its Chinese paragraphs shown, the English ones hidden
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('.site p, footer span')].map((p) => [p.lang, p.checkVisibility()])),
+    [['en', false], ['zh', true], ['en', false], ['zh', true]]);
   await input('lang').click();
+  await settle(page);
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('.site p, footer span')].map((p) => [p.lang, p.checkVisibility()])),
+    [['en', true], ['zh', false], ['en', true], ['zh', false]]);
+});
+
+test('every preset\'s description in Chinese: Chinese text with the numbers of the English one', async () => {
+  await open('#preset=softmax-toy');
+  await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
+  const numbers = (text) => (text.match(/\d+(\.\d+)?/g) ?? []).sort();
+  for (const p of wasm.presets()) {
+    await page.evaluate((name) => document.querySelector('attention-playground').setPreset(name), p.name);
+    await page.waitForFunction((name) => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-key="preset"]')?.value === name, p.name);
+    const shown = await el().locator('[data-field="description"]').textContent();
+    assert.match(shown, /[\u4e00-\u9fff]/, `${p.name}: "${shown}"`);
+    assert.deepEqual(numbers(shown), numbers(p.description), p.name);
+  }
+  await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'en'));
   await settle(page);
 });
 

@@ -2,6 +2,8 @@
 // time the page shows Chinese. Every key of i18n.ts's English table, checked by the type.
 import type { Key } from './i18n';
 
+export { PRESET_DESCRIPTIONS_ZH } from './i18n-zh-presets';
+
 export const ZH: Record<Key, string> = {
   loading: '正在加载 WASM 核心…',
   loadFailed: '无法加载 WASM 核心',

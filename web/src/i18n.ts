@@ -248,6 +248,7 @@ const EN = {
 export type Key = keyof typeof EN;
 
 let ZH: Record<Key, string> | null = null;
+let ZH_PRESETS: Record<string, string> = {};
 let zhLoading: Promise<void> | null = null;
 
 /** Resolves when the language's strings are there (English always is); starts fetching them. */
@@ -255,12 +256,18 @@ export function loadLanguage(lang: Lang): Promise<void> {
   if (lang !== 'zh' || ZH) return Promise.resolve();
   zhLoading ??= import('./i18n-zh').then((m) => {
     ZH = m.ZH;
+    ZH_PRESETS = m.PRESET_DESCRIPTIONS_ZH;
   });
   return zhLoading;
 }
 
 export function t(lang: Lang, key: Key): string {
   return lang === 'zh' && ZH ? ZH[key] : EN[key];
+}
+
+/** A preset's description in `lang` (the core's English one where Chinese has none). */
+export function presetDescription(lang: Lang, preset: { name: string; description: string }): string {
+  return (lang === 'zh' && ZH_PRESETS[preset.name]) || preset.description;
 }
 
 export function tx(lang: Lang, text: Text | undefined): string {

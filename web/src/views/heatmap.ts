@@ -1,5 +1,4 @@
 // A matrix drawn as a table of coloured cells, each showing its value (DOM only).
-import { scaleDiverging, scaleSequential } from 'd3-scale';
 import { interpolateBlues, interpolateRdBu, interpolateGreens } from 'd3-scale-chromatic';
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
@@ -57,23 +56,25 @@ function largest(values: unknown[][], init: number, f: (x: number) => number = (
   return m;
 }
 
+// The maps' colours are d3-scale-chromatic's interpolators at t, the value mapped linearly as
+// d3-scale's scaleSequential([0, top]) and scaleDiverging([-m, 0, m]) map it (the same arithmetic;
+// the interpolators clamp t to [0, 1]). d3-scale itself stays with the charts: on the first load it
+// brought d3-format's locale, which no tree-shaking drops (issue 8's 150 KB).
 function colorFor(kind: ColorKind, values: unknown[][], compact: boolean, extent?: number): ((v: unknown) => string | null) {
   if (kind === 'weights') {
     // Weights are in [0, 1]; a large map's weights are small, so it is scaled to its largest one.
-    const top = compact ? largest(values, 1e-12) : 1;
-    const s = scaleSequential(interpolateBlues).domain([0, top]).clamp(true);
-    return (v) => (typeof v === 'number' && Number.isFinite(v) ? s(v * 0.85) : null);
+    const k = 1 / (compact ? largest(values, 1e-12) : 1);
+    return (v) => (typeof v === 'number' && Number.isFinite(v) ? interpolateBlues(v * 0.85 * k) : null);
   }
   if (kind === 'count') {
-    const max = largest(values, 1);
-    const s = scaleSequential(interpolateGreens).domain([0, max]);
-    return (v) => (typeof v === 'number' && v > 0 ? s(0.25 * max + 0.6 * v) : null);
+    const max = largest(values, 1), k = 1 / max;
+    return (v) => (typeof v === 'number' && v > 0 ? interpolateGreens((0.25 * max + 0.6 * v) * k) : null);
   }
   if (kind === 'bool') return (v) => (v === true ? '#d7ecd9' : v === false ? '#eceef1' : null);
   if (kind === 'diverging') {
-    const m = extent ?? largest(values, 1e-12, Math.abs);
-    const s = scaleDiverging((t: number) => interpolateRdBu(1 - (0.5 + (t - 0.5) * 0.8))).domain([-m, 0, m]);
-    return (v) => (typeof v === 'number' && Number.isFinite(v) ? s(v) : null);
+    const m = extent ?? largest(values, 1e-12, Math.abs), k = 0.5 / m;
+    const color = (t: number) => interpolateRdBu(1 - (0.5 + (t - 0.5) * 0.8));
+    return (v) => (typeof v === 'number' && Number.isFinite(v) ? color(0.5 + v * k) : null);
   }
   return () => null;
 }

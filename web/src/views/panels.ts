@@ -5,7 +5,7 @@ import { h } from '../dom';
 import { range } from '../format';
 import type { Preset, Scenario } from '../compute';
 import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
-import { t, type Lang } from '../i18n';
+import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
 import { allowedEditor, lensEditor, tensorEditor } from './grid-editor';
@@ -39,7 +39,7 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
     h('span', { class: 'spacer' }), langButton),
-  ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: preset.description })] : [])];
+  ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
 
 export interface MaskPanelOptions {
