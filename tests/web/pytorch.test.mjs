@@ -16,7 +16,7 @@ import { launch, openUrl, root, settle } from './harness.mjs';
 
 const PYTHON = '/usr/bin/python3';
 const SUPPORTED = ['full', 'multihead', 'additive', 'nadaraya_watson', 'positional_encoding', 'prob', 'flash', 'linear',
-  'performer', 'linformer', 'lsh', 'pooling'];
+  'performer', 'linformer', 'lsh', 'pooling', 'bahdanau'];
 const RNG = ['torch.rand', 'manual_seed', 'randn', 'randint', 'np.random', 'random.'];
 
 let page, base, problems, browser, wasm;
@@ -86,6 +86,7 @@ function edits(presets) {
     'linformer-seed4': { ...p('linformer-k4'), seed: 4 },
     'lsh-seed3': { ...p('lsh-4-buckets'), seed: 3 },
     'pooling-max-stride-2': { ...p('pooling-max'), kernel: 3, stride: 2 },
+    'bahdanau-seed4-valid-lens': { ...p('bahdanau-enc-valid-lens'), seed: 4, enc_valid_lens: [1, 3, 0, 7] },
     'positional-base-100': { algorithm: 'positional_encoding', num_steps: 9, encoding_dim: 6, base: 100 },
   };
 }
@@ -106,7 +107,7 @@ test('every supported preset and edited scenarios: the snippet run by python equ
   };
   try {
     for (const preset of presets) {
-      if (!SUPPORTED.includes(preset.scenario.algorithm)) continue;
+      if (!SUPPORTED.includes(preset.scenario.algorithm) || preset.scenario.train !== undefined && preset.scenario.algorithm === 'bahdanau') continue;
       await openUrl(page, `${base}#preset=${preset.name}`);
       write(`preset-${preset.name}`, await snippet());
     }
@@ -133,18 +134,18 @@ test('every supported preset and edited scenarios: the snippet run by python equ
     }
     console.log(`# ${results.length} snippets (${cases.filter((c) => c.startsWith('preset-')).length} presets), python ${Date.now() - t0} ms, ` +
       `largest difference from the trace ${worst.toExponential(2)}`);
-    assert.ok(cases.length >= 45, `${cases.length} snippets`);
+    assert.ok(cases.length >= 50, `${cases.length} snippets`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   assert.deepEqual(problems, []);
 });
 
-test('not available: bahdanau rejects naming the algorithm; a scenario with an error rejects', async () => {
-  await openUrl(page, `${base}#preset=d2l-bahdanau-shapes`);
+test('not available: bahdanau with train rejects saying so; a scenario with an error rejects', async () => {
+  await openUrl(page, `${base}#preset=bahdanau-train-reverse-quick`);
   let e = await rejected();
   assert.equal(e?.field, 'kind');
-  assert.match(e.message, /copy as PyTorch is not available for bahdanau yet/);
+  assert.match(e.message, /copy as PyTorch is not available for bahdanau with "train" yet/);
   await openUrl(page, `${base}#preset=softmax-toy`);
   // a scenario the core refuses: the trace shown is the earlier one's, the snippet is refused
   await page.evaluate(() => document.querySelector('attention-playground').setScenario({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] }));

@@ -7,7 +7,8 @@
 // A chunk of its own, loaded by export.ts when a snippet is first asked for: the reference sources
 // below are text. They are the project's reference code (tests/fixtures/reference/*.py and
 // tests/fixtures/generate.py, which make the golden fixtures), each changed line marked `# CHANGED:`
-// as those files mark theirs. No DOM; no imports (tests run it in node too).
+// as those files mark theirs. No DOM; no imports (rng.ts's generator is restated below, in BigInt:
+// importing it would split it out of the first load's chunk into a file of its own).
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -18,7 +19,7 @@ function fail(message: string): never {
 }
 
 export const PYTORCH_ALGORITHMS = ['full', 'multihead', 'additive', 'nadaraya_watson', 'positional_encoding', 'prob',
-  'flash', 'linear', 'performer', 'linformer', 'lsh', 'pooling'] as const;
+  'flash', 'linear', 'performer', 'linformer', 'lsh', 'pooling', 'bahdanau'] as const;
 
 // ---- Python literals ----
 
@@ -1001,6 +1002,186 @@ function poolingSnippet(scn: Dict, trace: Dict): Snippet {
   };
 }
 
+const D2L_SEQ2SEQ = `# d2l (zh), chapter "Bahdanau 注意力" and its seq2seq chapter (tests/fixtures/reference/d2l_seq2seq.py)
+class Encoder(nn.Module):
+    """编码器-解码器架构的基本编码器接口"""
+    def __init__(self, **kwargs):
+        super(Encoder, self).__init__(**kwargs)
+
+    def forward(self, X, *args):
+        raise NotImplementedError
+
+
+class Decoder(nn.Module):
+    """编码器-解码器架构的基本解码器接口"""
+    def __init__(self, **kwargs):
+        super(Decoder, self).__init__(**kwargs)
+
+    def init_state(self, enc_outputs, *args):
+        raise NotImplementedError
+
+    def forward(self, X, state):
+        raise NotImplementedError
+
+
+class AttentionDecoder(Decoder):
+    """带有注意力机制解码器的基本接口"""
+    def __init__(self, **kwargs):
+        super(AttentionDecoder, self).__init__(**kwargs)
+
+    @property
+    def attention_weights(self):
+        raise NotImplementedError
+
+
+class EncoderDecoder(nn.Module):
+    """编码器-解码器架构的基类"""
+    def __init__(self, encoder, decoder, **kwargs):
+        super(EncoderDecoder, self).__init__(**kwargs)
+        self.encoder = encoder
+        self.decoder = decoder
+
+    def forward(self, enc_X, dec_X, *args):
+        enc_outputs = self.encoder(enc_X, *args)
+        dec_state = self.decoder.init_state(enc_outputs, *args)
+        return self.decoder(dec_X, dec_state)
+
+
+class Seq2SeqEncoder(Encoder):  # CHANGED: d2l.Encoder
+    """用于序列到序列学习的循环神经网络编码器"""
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
+                 dropout=0, **kwargs):
+        super(Seq2SeqEncoder, self).__init__(**kwargs)
+        # 嵌入层
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers,
+                          dropout=dropout)
+
+    def forward(self, X, *args):
+        # 输出'X'的形状:(batch_size,num_steps,embed_size)
+        X = self.embedding(X)
+        # 在循环神经网络模型中,第一个轴对应于时间步
+        X = X.permute(1, 0, 2)
+        # 如果未提及状态,则默认为0
+        output, state = self.rnn(X)
+        # output的形状:(num_steps,batch_size,num_hiddens)
+        # state的形状:(num_layers,batch_size,num_hiddens)
+        return output, state
+
+
+class Seq2SeqAttentionDecoder(AttentionDecoder):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
+                 dropout=0, **kwargs):
+        super(Seq2SeqAttentionDecoder, self).__init__(**kwargs)
+        self.attention = AdditiveAttention(num_hiddens, num_hiddens, num_hiddens, dropout)  # CHANGED: d2l.
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def init_state(self, enc_outputs, enc_valid_lens, *args):
+        # outputs的形状为(batch_size,num_steps,num_hiddens).
+        # hidden_state的形状为(num_layers,batch_size,num_hiddens)
+        outputs, hidden_state = enc_outputs
+        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
+
+    def forward(self, X, state):
+        # enc_outputs的形状为(batch_size,num_steps,num_hiddens).
+        # hidden_state的形状为(num_layers,batch_size,
+        # num_hiddens)
+        enc_outputs, hidden_state, enc_valid_lens = state
+        # 输出X的形状为(num_steps,batch_size,embed_size)
+        X = self.embedding(X).permute(1, 0, 2)
+        outputs, self._attention_weights = [], []
+        for x in X:
+            # query的形状为(batch_size,1,num_hiddens)
+            query = torch.unsqueeze(hidden_state[-1], dim=1)
+            # context的形状为(batch_size,1,num_hiddens)
+            context = self.attention(
+                query, enc_outputs, enc_outputs, enc_valid_lens)
+            # 在特征维度上连结
+            x = torch.cat((context, torch.unsqueeze(x, dim=1)), dim=-1)
+            # 将x变形为(1,batch_size,embed_size+num_hiddens)
+            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
+            outputs.append(out)
+            self._attention_weights.append(self.attention.attention_weights)
+        # 全连接层变换后,outputs的形状为
+        # (num_steps,batch_size,vocab_size)
+        outputs = self.dense(torch.cat(outputs, dim=0))
+        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state,
+                                          enc_valid_lens]
+
+    @property
+    def attention_weights(self):
+        return self._attention_weights
+`;
+
+/** core/rng.hpp's SplitMix64 (docs/semantics.md, "Random numbers"; web/src/rng.ts): state = seed ^
+ * (stream * 0xD1B54A32D192ED03); uniform from the top 53 bits; normal by Box-Muller's cosine branch. */
+function splitMix64(seed: number, stream: bigint) {
+  const M = (1n << 64n) - 1n;
+  let state = (BigInt(seed) ^ (stream * 0xD1B54A32D192ED03n)) & M;
+  const next = (): bigint => {
+    state = (state + 0x9E3779B97F4A7C15n) & M;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M;
+    z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M;
+    return z ^ (z >> 31n);
+  };
+  const uniform = (): number => Number(next() >> 11n) * 2 ** -53;
+  return { uniform, normal: (): number => { const u1 = uniform(), u2 = uniform(); return Math.sqrt(-2 * Math.log(1 - u1)) * Math.cos(6.283185307179586 * u2); } };
+}
+
+/** torch's state_dict of d2l's EncoderDecoder(Seq2SeqEncoder, Seq2SeqAttentionDecoder): names and sizes. */
+function seq2seqState(srcVocab: number, tgtVocab: number, e: number, h: number, layers: number): [string, number][] {
+  const gru = (prefix: string, input: number): [string, number][] => Array.from({ length: layers }, (_, l) => [
+    [`${prefix}.weight_ih_l${l}`, 3 * h * (l === 0 ? input : h)], [`${prefix}.weight_hh_l${l}`, 3 * h * h],
+    [`${prefix}.bias_ih_l${l}`, 3 * h], [`${prefix}.bias_hh_l${l}`, 3 * h]] as [string, number][]).flat();
+  return [['encoder.embedding.weight', srcVocab * e], ...gru('encoder.rnn', e),
+    ['decoder.attention.W_k.weight', h * h], ['decoder.attention.W_q.weight', h * h], ['decoder.attention.w_v.weight', h],
+    ['decoder.embedding.weight', tgtVocab * e], ...gru('decoder.rnn', e + h),
+    ['decoder.dense.weight', tgtVocab * h], ['decoder.dense.bias', tgtVocab]];
+}
+
+/** The seeded weights (docs/semantics.md, "Bahdanau attention"): torch's default inits drawn in
+ * state_dict order from Rng(seed, weights): embeddings N(0, 1), the rest U(-1/sqrt(h), 1/sqrt(h)). */
+function seededSeq2seq(seed: number, state: [string, number][], h: number): Record<string, number[]> {
+  const rng = splitMix64(seed, 2n);
+  const bound = 1 / Math.sqrt(h);
+  return Object.fromEntries(state.map(([name, n]) => [name, Array.from({ length: n }, () =>
+    (name.includes('embedding') ? rng.normal() : -bound + 2 * bound * rng.uniform()))]));
+}
+
+function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
+  if (scn.train !== undefined) fail('copy as PyTorch is not available for bahdanau with "train" yet (the training is not written out): remove "train" to copy the forward pass');
+  const [V_s, V_t, e, h, L] = ['src_vocab', 'tgt_vocab', 'embed_size', 'num_hiddens', 'num_layers'].map((k) => Number(scn[k]));
+  const state = seq2seqState(V_s, V_t, e, h, L);
+  const given = scn.weights as Dict | undefined;
+  const weights: Record<string, Json> = given ?? seededSeq2seq(Number(scn.seed ?? 0), state, h);
+  const inputs = [assign('X', nested(scn.src), 'long', 'src token ids (B, T_src)'), assign('Y', nested(scn.tgt), 'long', 'tgt token ids (B, T_tgt), teacher forcing'),
+    scn.enc_valid_lens !== undefined ? assign('enc_valid_lens', nested(scn.enc_valid_lens), 'long') : 'enc_valid_lens = None',
+    `src_vocab, tgt_vocab, embed_size, num_hiddens, num_layers = ${V_s}, ${V_t}, ${e}, ${h}, ${L}`,
+    `# the weights in torch's state_dict order${given ? '' : ": torch's default inits as the playground drew them from the seed"}`,
+    'weights = {}'];
+  for (const [name] of state) {
+    if (weights[name] === undefined) fail(`copy as PyTorch needs "weights.${name}"`);
+    inputs.push(`weights[${JSON.stringify(name)}] = ${tensor(weights[name], 'float64', ' '.repeat(name.length + 13))}`);
+  }
+  return {
+    source: "d2l's Seq2SeqEncoder and Seq2SeqAttentionDecoder (Bahdanau attention, dropout 0)", code: [D2L_MASKED_SOFTMAX, D2L_ADDITIVE, '\n\n' + D2L_SEQ2SEQ], main: 'output',
+    inputs,
+    run: ['encoder = Seq2SeqEncoder(src_vocab, embed_size, num_hiddens, num_layers)',
+      'decoder = Seq2SeqAttentionDecoder(tgt_vocab, embed_size, num_hiddens, num_layers)',
+      'net = EncoderDecoder(encoder, decoder)',
+      'net.load_state_dict({name: w.reshape(net.state_dict()[name].shape) for name, w in weights.items()})',
+      'net.eval()',
+      'with torch.no_grad():',
+      '    enc_outputs = net.encoder(X, enc_valid_lens)',
+      '    state = net.decoder.init_state(enc_outputs, enc_valid_lens)',
+      '    output, dec_state = net.decoder(Y, state)  # (B, T_tgt, tgt_vocab)',
+      'weights = torch.cat(net.decoder.attention_weights, 1)  # (B, T_tgt, T_src)'],
+  };
+}
+
 // ---- the snippet ----
 
 /** The main field of a trace (SPEC §3). */
@@ -1012,7 +1193,7 @@ export function pytorchSnippet(scenario: Dict, trace: Dict): string {
   const make: Record<string, (s: Dict, t: Dict) => Snippet> = {
     full: fullSnippet, flash: flashSnippet, additive: additiveSnippet, multihead: multiheadSnippet, prob: probSnippet,
     nadaraya_watson: nadarayaSnippet, positional_encoding: positionalSnippet, linear: linearSnippet,
-    performer: performerSnippet, linformer: linformerSnippet, lsh: lshSnippet, pooling: poolingSnippet,
+    performer: performerSnippet, linformer: linformerSnippet, lsh: lshSnippet, pooling: poolingSnippet, bahdanau: bahdanauSnippet,
   };
   if (!make[algorithm]) fail(`copy as PyTorch is not available for ${algorithm} yet`);
   const s = make[algorithm](scenario, trace);
