@@ -20,6 +20,7 @@ need catch2 /usr/include/catch2/catch.hpp
 need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
 need chromium /usr/bin/chromium
 need nodejs /usr/bin/node
+need python3-torch /usr/lib/python3/dist-packages/torch/__init__.py  # tests/web/pytorch.test.mjs runs the copy-as-PyTorch snippets
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

@@ -192,7 +192,7 @@ test('svg of a large map: colours only; png: a PNG with a size', async () => {
   assert.deepEqual(problems, []);
 });
 
-test('errors name the argument: an unknown kind, a field not in the trace or not a map; pytorch not yet', async () => {
+test('errors name the argument: an unknown kind, a field not in the trace or not a map; pytorch a snippet', async () => {
   await openUrl(page, base + '#preset=softmax-toy');
   let e = await rejected('xls');
   assert.ok(e?.isError);
@@ -204,9 +204,10 @@ test('errors name the argument: an unknown kind, a field not in the trace or not
   e = await rejected('svg', 'cost');
   assert.equal(e.field, 'field');
   assert.match(e.message, /field "cost" is not a map of numbers/);
-  e = await rejected('pytorch');
-  assert.equal(e.field, 'kind');
-  assert.match(e.message, /"pytorch".*not available yet/);
+  // pytorch (copy as PyTorch): a Python snippet (tests/web/pytorch.test.mjs runs them)
+  const py = await exported('pytorch');
+  assert.equal(py.type, 'text/x-python');
+  assert.match(py.text, /^import torch$/m);
   // the element still exports after them
   assert.equal((await exported('csv')).type, 'text/csv');
   assert.deepEqual(problems, []);

@@ -6,7 +6,7 @@
 //               theme="light|dark|auto" (styles.css only; auto follows prefers-color-scheme)
 //   property    trace (latest good trace, as the CLI prints it), scenario (a copy), ready (Promise)
 //   method      setScenario(object), setPreset(name), export(kind, field) (a Blob: json, csv, svg,
-//               png; export.ts)
+//               png, pytorch; export.ts)
 //   event       "trace" (detail = trace) after each successful recompute; "scenario-error"
 //               (detail = [{field, message}]) when the errors shown change to a new non-empty list
 //
@@ -149,7 +149,7 @@ export class AttentionPlayground extends HTMLElement {
   async export(kind: string, field?: string): Promise<Blob> {
     await this.ready;
     const s = this.#session!;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang);
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
   }
 
   /** The results' Export buttons: the default field's file downloaded. */
@@ -160,8 +160,13 @@ export class AttentionPlayground extends HTMLElement {
         const s = this.#session;
         if (s?.trace) load('export').then((m) => m.download(s.trace!, kind, s.b, s.h, this.#lang, this.#root)).catch(console.error);
       } } });
+    const status = h('span', { class: 'muted', attrs: { role: 'status' } });
+    const copy = h('button', { text: t(lang, 'copyPytorch'), dataset: { key: 'export.pytorch' }, attrs: { type: 'button' }, on: { click: () => {
+      const s = this.#session;
+      if (s?.trace) load('export').then((m) => m.copyPytorch(s.trace!, s.stale ? null : s.scenario, this.#lang, this.#root, status)).catch(console.error);
+    } } });
     return h('div', { class: 'export', attrs: { role: 'group', 'aria-label': t(lang, 'export') } },
-      h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'svg', 'png'].map(button));
+      h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'svg', 'png'].map(button), copy, status);
   }
 
   /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */

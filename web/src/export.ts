@@ -1,5 +1,6 @@
-// Export (SPEC §1): `el.export(kind, field)` gives a Blob: the trace as JSON, or the map of a trace
-// field at the shown (b, h) slice as CSV, SVG or PNG. A chunk of its own (lazy.ts), loaded when an
+// Export (SPEC §1): `el.export(kind, field)` gives a Blob: the trace as JSON, the map of a trace
+// field at the shown (b, h) slice as CSV, SVG or PNG, or "copy as PyTorch" (pytorch.ts, a chunk of
+// its own loaded by this one). A chunk of its own (lazy.ts), loaded when an
 // export is first asked for (or in the background after the first trace): the first load stays small.
 //
 // The map is the one the results draw (views/results.ts `mapSpec`: the same 2-D slice, labels and
@@ -257,10 +258,17 @@ export function toPng(scene: Scene): Promise<Blob> {
 
 /** `el.export(kind, field)`: the trace as JSON, or the map of `field` (default: `defaultField`)
  * at (b, h) as CSV, SVG or PNG. Rejects with an Error whose `field` is 'kind' or 'field'. */
-export async function exportTrace(trace: Trace | null, kind: unknown, field: unknown, b: number, hh: number, lang: Lang): Promise<Blob> {
+export async function exportTrace(trace: Trace | null, kind: unknown, field: unknown, b: number, hh: number, lang: Lang,
+  scenario: Record<string, unknown> | null = null): Promise<Blob> {
   if (!(KINDS as readonly unknown[]).includes(kind)) fail(`kind "${String(kind)}" is not one of ${KINDS.map((k) => `"${k}"`).join(', ')}`, 'kind');
-  if (kind === 'pytorch') fail('kind "pytorch" (copy as PyTorch) is not available yet', 'kind');
   if (!trace) fail('there is no trace yet (the scenario has not run)', 'kind');
+  if (kind === 'pytorch') {
+    // the snippet rebuilds the trace's scenario: not while the scenario shown has an error (the
+    // trace is then an earlier scenario's)
+    if (!scenario) fail('the scenario has an error (the trace shown is an earlier one\'s): fix it first', 'kind');
+    const { pytorchSnippet } = await import('./pytorch');
+    return new Blob([pytorchSnippet(scenario, trace)], { type: 'text/x-python' });
+  }
   if (kind === 'json') return new Blob([JSON.stringify(trace) + '\n'], { type: 'application/json' });
   if (field !== undefined && typeof field !== 'string') fail(`field must be a string, got ${typeof field}`, 'field');
   const name = (field as string | undefined) ?? defaultField(trace);
@@ -291,4 +299,41 @@ export async function download(trace: Trace, kind: string, b: number, hh: number
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The status line's words (here, not in i18n.ts: the first load stays small). */
+const COPY_TEXT = {
+  copied: { en: 'copied to the clipboard', zh: '已复制到剪贴板' },
+  saved: { en: 'the clipboard is not available: saved as', zh: '剪贴板不可用：已保存为' },
+} as const;
+
+/** The page's "Copy as PyTorch" button: the snippet onto the clipboard or, where the clipboard is
+ * not available or refused, downloaded as attention-<algorithm>.py; the outcome (or the error) in
+ * `status` (a role=status element). */
+export async function copyPytorch(trace: Trace, scenario: Record<string, unknown> | null, lang: Lang, parent: Node, status: HTMLElement): Promise<void> {
+  status.textContent = '';
+  let text: string;
+  try {
+    text = await (await exportTrace(trace, 'pytorch', undefined, 0, 0, lang, scenario)).text();
+  } catch (e) {
+    status.textContent = e instanceof Error ? e.message : String(e);
+    return;
+  }
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(text);
+    status.textContent = COPY_TEXT.copied[lang];
+  } catch {
+    const name = `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`;
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/x-python' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.hidden = true;
+    parent.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
+  }
 }

@@ -34,6 +34,7 @@ export const ZH: Record<Key, string> = {
   export: '导出',
   exportJson: '下载 trace（JSON）',
   exportMap: '下载当前切片的图（weights，没有时为主输出）',
+  copyPytorch: '复制为 PyTorch',
   stale: '请修正控件旁红色显示的错误：下面是上一次正确的结果。',
   cost: '计算量',
   dotProducts: 'q·k 点积',

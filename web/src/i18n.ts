@@ -34,6 +34,7 @@ const EN = {
   export: 'Export',
   exportJson: 'Download the trace as JSON',
   exportMap: 'Download the map (weights, else the main output) of the shown slice',
+  copyPytorch: 'Copy as PyTorch',
   stale: 'Fix the error shown in red beside its control: these are the last good results.',
   cost: 'Cost',
   dotProducts: 'q·k dot products',
