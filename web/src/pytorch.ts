@@ -7,8 +7,10 @@
 // A chunk of its own, loaded by export.ts when a snippet is first asked for: the reference sources
 // below are text. They are the project's reference code (tests/fixtures/reference/*.py and
 // tests/fixtures/generate.py, which make the golden fixtures), each changed line marked `# CHANGED:`
-// as those files mark theirs. No DOM; no imports (rng.ts's generator is restated below, in BigInt:
-// importing it would split it out of the first load's chunk into a file of its own).
+// as those files mark theirs. No DOM. Bahdanau's seeded weights are drawn with the core's
+// generator (rng.ts, core/rng.hpp's streams).
+
+import { Rng, RNG_STREAM } from './rng';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -1115,22 +1117,6 @@ class Seq2SeqAttentionDecoder(AttentionDecoder):
         return self._attention_weights
 `;
 
-/** core/rng.hpp's SplitMix64 (docs/semantics.md, "Random numbers"; web/src/rng.ts): state = seed ^
- * (stream * 0xD1B54A32D192ED03); uniform from the top 53 bits; normal by Box-Muller's cosine branch. */
-function splitMix64(seed: number, stream: bigint) {
-  const M = (1n << 64n) - 1n;
-  let state = (BigInt(seed) ^ (stream * 0xD1B54A32D192ED03n)) & M;
-  const next = (): bigint => {
-    state = (state + 0x9E3779B97F4A7C15n) & M;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M;
-    z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M;
-    return z ^ (z >> 31n);
-  };
-  const uniform = (): number => Number(next() >> 11n) * 2 ** -53;
-  return { uniform, normal: (): number => { const u1 = uniform(), u2 = uniform(); return Math.sqrt(-2 * Math.log(1 - u1)) * Math.cos(6.283185307179586 * u2); } };
-}
-
 /** torch's state_dict of d2l's EncoderDecoder(Seq2SeqEncoder, Seq2SeqAttentionDecoder): names and sizes. */
 function seq2seqState(srcVocab: number, tgtVocab: number, e: number, h: number, layers: number): [string, number][] {
   const gru = (prefix: string, input: number): [string, number][] => Array.from({ length: layers }, (_, l) => [
@@ -1145,7 +1131,7 @@ function seq2seqState(srcVocab: number, tgtVocab: number, e: number, h: number, 
 /** The seeded weights (docs/semantics.md, "Bahdanau attention"): torch's default inits drawn in
  * state_dict order from Rng(seed, weights): embeddings N(0, 1), the rest U(-1/sqrt(h), 1/sqrt(h)). */
 function seededSeq2seq(seed: number, state: [string, number][], h: number): Record<string, number[]> {
-  const rng = splitMix64(seed, 2n);
+  const rng = new Rng(seed, RNG_STREAM.weights);
   const bound = 1 / Math.sqrt(h);
   return Object.fromEntries(state.map(([name, n]) => [name, Array.from({ length: n }, () =>
     (name.includes('embedding') ? rng.normal() : -bound + 2 * bound * rng.uniform()))]));
