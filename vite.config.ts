@@ -34,6 +34,26 @@ function warnDynamicExecution(): Plugin {
   };
 }
 
+/** The node-only code of the Emscripten glue (`require("fs")`, `require("path")`) and of
+ * wasm/attnplay.mjs (`await import('node:fs')`, ...) runs in node only: in the page it stays as
+ * written (never run) rather than pulling in Vite's empty browser-external modules and the CommonJS
+ * interop runtime (three files of the first load). In node, wasm/attnplay.mjs sets
+ * globalThis.require before the glue runs. */
+function nodeOnly(): Plugin {
+  return {
+    name: 'attnplay-node-only',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source) {
+      return source.startsWith('node:') ? { id: source, external: true } : null;
+    },
+    transform(code, id) {
+      if (!/attnplay_(core|first)\.mjs$/.test(id)) return null;
+      return code.replace(/\brequire\("(fs|path)"\)/g, 'globalThis.require("$1")');
+    },
+  };
+}
+
 /** dist/embed.html loads dist/attention-playground.js through a <script vite-ignore>: it takes
  * index.html's modulepreload links for that module's chunks (fetched at once, not one by one). */
 function embedPreloads(): Plugin {
@@ -127,7 +147,7 @@ function singleFilePage(): Plugin {
         ...common(false),
         configFile: false,
         logLevel: 'error',
-        plugins: [inlineWasm(), singleFileHtml((text) => { page = text; })],
+        plugins: [nodeOnly(), inlineWasm(), singleFileHtml((text) => { page = text; })],
         build: {
           write: false,
           target: 'es2022',
@@ -147,7 +167,7 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [warnDynamicExecution(), embedPreloads(), singleFilePage()],
+  plugins: [nodeOnly(), warnDynamicExecution(), embedPreloads(), singleFilePage()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,
