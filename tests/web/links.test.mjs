@@ -155,6 +155,8 @@ for (const [what, [h, message]] of Object.entries(BAD)) {
     assert.deepEqual(await traceOf(page), wasm.run(scenario));
     await waitForZ(scenario);
     await noNaN();
+    // the link's error goes with the edit
+    assert.equal(await slot.isHidden(), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
   });

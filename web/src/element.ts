@@ -412,10 +412,14 @@ export class AttentionPlayground extends HTMLElement {
     }
     if (error) s.jsonError = error;
     if (!Object.keys(s.scenario).length) this.#presetWithError();
+    this.#linkError = s.jsonError;
     const json = this.#part('json') as HTMLDetailsElement | null;
     if (json) json.open = true;
     this.#renderErrors();
   }
+
+  /** The error of a link that could not be read, shown until the next change of the scenario. */
+  #linkError: string | null = null;
 
   // ---- rendering ----
 
@@ -432,6 +436,11 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #afterChange(source: string): void {
+    if (this.#linkError !== null && (source === 'control' || source === 'api')) {
+      // an edit after a link that could not be read: its error is old news
+      if (this.#session!.jsonError === this.#linkError) this.#session!.jsonError = null;
+      this.#linkError = null;
+    }
     this.#renderErrors();
     if (source !== 'json') this.#fillJson();
     this.#syncHash();

@@ -52,6 +52,7 @@ export async function inflate(z: string): Promise<string> {
   } catch {
     fail('is not base64url');
   }
+  if (typeof DecompressionStream !== 'function') fail('cannot be read by this browser (no DecompressionStream)');
   const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
   const json = await bytesOf(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')), JSON_MAX);
   try {
