@@ -7,6 +7,7 @@
 // some algorithms need are split into chunks loaded on demand. dist/attention-playground.html is
 // built by a second, unsplit build (below) with the WASM inlined as base64: one file, no network.
 import { build, defineConfig, type Plugin, type UserConfig } from 'vite';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +31,90 @@ function warnDynamicExecution(): Plugin {
           'the page will not load under the CSP of scripts/serve.mjs');
       }
       return null;
+    },
+  };
+}
+
+/** The node-only code of the Emscripten glue (`require("fs")`, `require("path")`) and of
+ * wasm/attnplay.mjs (`await import('node:fs')`, ...) runs in node only: in the page it stays as
+ * written (never run) rather than pulling in Vite's empty browser-external modules and the CommonJS
+ * interop runtime (three files of the first load). In node, wasm/attnplay.mjs sets
+ * globalThis.require before the glue runs. */
+function nodeOnly(): Plugin {
+  return {
+    name: 'attnplay-node-only',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source) {
+      return source.startsWith('node:') ? { id: source, external: true } : null;
+    },
+    transform(code, id) {
+      if (!/attnplay_(core|first)\.mjs$/.test(id)) return null;
+      return code.replace(/\brequire\("(fs|path)"\)/g, 'globalThis.require("$1")');
+    },
+  };
+}
+
+// ---- Content-Security-Policy: every page carries its policy as a <meta> (any static host) ----
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** The element's stylesheet (styles.css, `?inline`), for its hash: the element adopts it as a
+ * constructable stylesheet (not subject to the CSP), and only where a browser has none (Safari <
+ * 16.4, Firefox < 101) appends it as a <style> in its shadow root, which the hash allows. */
+let elementCss: string | null = null;
+function elementCssOf(): Plugin {
+  return {
+    name: 'attnplay-element-css',
+    apply: 'build',
+    enforce: 'post',
+    transform(code, id) {
+      if (!/\/styles\.css\?inline$/.test(id)) return null;
+      const m = /^export default ("(?:[^"\\]|\\.)*")\s*;?\s*$/s.exec(code);
+      if (!m) this.error(`CSP: cannot read the element's stylesheet from ${id}`);
+      elementCss = JSON.parse(m![1]);
+      return null;
+    },
+  };
+}
+
+/** The page's CSP <meta> with the hashes of its inline <script>s and <style>s (and of the
+ * element's stylesheet) added to script-src and style-src: inline code runs only if it is the
+ * code built here ('unsafe-inline' nowhere). */
+function withCspHashes(html: string, page: string): string {
+  const meta = /(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(">)/;
+  if (!meta.test(html)) throw new Error(`${page}: no Content-Security-Policy <meta>`);
+  if (elementCss === null) throw new Error(`${page}: the element's stylesheet was not seen`);
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)]
+    .filter((m) => !/\bsrc=/.test(m[1])).map((m) => sha256(m[2]));
+  const styles = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/g)].map((m) => sha256(m[1]));
+  const add = (policy: string, directive: string, hashes: string[]) => policy.replace(
+    new RegExp(`(^|;\\s*)(${directive}[^;]*)`), (_all, pre: string, rule: string) => [pre + rule, ...new Set(hashes)].join(' '));
+  return html.replace(meta, (_all, open: string, policy: string, close: string) => {
+    if (/'unsafe-inline'/.test(policy)) throw new Error(`${page}: 'unsafe-inline' in its CSP`);
+    return open + add(add(policy, 'script-src', scripts), 'style-src', [...styles, sha256(elementCss!)]) + close;
+  });
+}
+
+/** The single file's policy (before the hashes): it loads nothing, from anywhere. Its one script and
+ * its one <style> are inline (allowed by their hashes), the WASM is inlined as base64 and compiled
+ * from bytes ('wasm-unsafe-eval'), the favicon is data:; no worker starts from file:// (the sweep and
+ * the training run on the page, in slices). */
+const SINGLE_FILE_CSP = "default-src 'none'; script-src 'wasm-unsafe-eval'; style-src; img-src data:; object-src 'none'; base-uri 'none'; form-action 'none'";
+
+/** index.html and embed.html: their CSP <meta> (from web/) gets the hashes, once written (Vite
+ * puts the inline <style> of embed.html, minified, in its place only as the bundle is written). */
+function cspHashes(): Plugin {
+  return {
+    name: 'attnplay-csp-hashes',
+    apply: 'build',
+    enforce: 'post',
+    writeBundle(options, bundle) {
+      for (const name of ['index.html', 'embed.html']) {
+        if (!bundle[name]) continue;
+        const file = `${options.dir}/${name}`;
+        writeFileSync(file, withCspHashes(readFileSync(file, 'utf8'), name));
+      }
     },
   };
 }
@@ -95,7 +180,8 @@ function singleFileHtml(onHtml: (text: string) => void): Plugin {
         .replace(/<link rel="(stylesheet|modulepreload)"[^>]*>\s*/g, '');
       text = text.replace('</head>', () => `<style>\n${css}\n</style>\n</head>`);
       text = text.replace('</body>', () => `<script type="module">\n${code}\n</script>\n</body>`);
-      onHtml(text);
+      text = text.replace(/(<meta http-equiv="Content-Security-Policy" content=")[^"]*/, (_all, open: string) => open + SINGLE_FILE_CSP);
+      onHtml(withCspHashes(text, 'attention-playground.html'));
     },
   };
 }
@@ -127,7 +213,7 @@ function singleFilePage(): Plugin {
         ...common(false),
         configFile: false,
         logLevel: 'error',
-        plugins: [inlineWasm(), singleFileHtml((text) => { page = text; })],
+        plugins: [nodeOnly(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
         build: {
           write: false,
           target: 'es2022',
@@ -147,7 +233,7 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [warnDynamicExecution(), embedPreloads(), singleFilePage()],
+  plugins: [nodeOnly(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,

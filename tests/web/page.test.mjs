@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
@@ -130,11 +131,11 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
   const trace = await page.evaluate(() => document.querySelector('attention-playground').trace);
   assert.deepEqual(trace.weights, expected.weights);
   // and the URL now holds the scenario (written at most every 250 ms while edits stream)
-  await page.waitForFunction(() => location.hash.startsWith('#scenario='));
+  // (#z=, deflate-raw: tests/web/links.test.mjs)
+  await page.waitForFunction(() => location.hash.startsWith('#z='));
   await settle(page);
-  const hash = await page.evaluate(() => decodeURIComponent(location.hash));
-  assert.ok(hash.startsWith('#scenario='), hash);
-  assert.deepEqual(JSON.parse(hash.slice('#scenario='.length)), scenario);
+  const hash = await page.evaluate(() => location.hash);
+  assert.deepEqual(JSON.parse(zlib.inflateRawSync(Buffer.from(hash.slice('#z='.length), 'base64url')).toString()), scenario);
 });
 
 test('a malformed value is named inline and the last good result stays', async () => {
@@ -225,7 +226,7 @@ test('several elements on one page are independent; setScenario and the trace ev
   await input('k[0][0][0][0]').fill('5');
   await settle(page);
   // the first element writes its edit to the URL (at most every 250 ms): wait for it
-  await page.waitForFunction(() => location.hash.startsWith('#scenario='));
+  await page.waitForFunction(() => location.hash.startsWith('#z='));
   await settle(page);
   const hashBefore = await page.evaluate(() => location.hash);
   assert.deepEqual(await pageContext(second), secondBefore);

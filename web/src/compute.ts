@@ -18,6 +18,8 @@
 import { api, load } from '../../wasm/attnplay.mjs';
 import type { AlgorithmRecord, Core, PresetRecord } from '../../wasm/attnplay.mjs';
 import wasmUrl from '../../build/wasm/attnplay_core.wasm?url';
+// a URL only (no chunk of its own for one line); unused, so left out, in the single file
+import firstWasmUrl from '../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../build/wasm/catalog.json';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
@@ -94,12 +96,9 @@ function loadWhole(): Promise<Core> {
 
 /** The first-load module and the algorithms it runs (null where there is none, or it failed). */
 function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
-  firstPromise ??= !__ATTNPLAY_FIRST_MODULE__ ? Promise.resolve(null) : Promise.all([
-    import('../../build/wasm/attnplay_first.mjs'),
-    import('../../build/wasm/attnplay_first.wasm?url'),
-  ]).then(async ([factory, url]) => {
+  firstPromise ??= !__ATTNPLAY_FIRST_MODULE__ ? Promise.resolve(null) : import('../../build/wasm/attnplay_first.mjs').then(async (factory) => {
     const module = await factory.default({
-      locateFile: (file: string, dir: string) => (file.endsWith('.wasm') ? url.default : dir + file),
+      locateFile: (file: string, dir: string) => (file.endsWith('.wasm') ? firstWasmUrl : dir + file),
     });
     const core = api(module);
     return { core, runs: new Set(core.algorithms().map((a) => algorithmRecord(a).name)) };

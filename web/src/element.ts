@@ -118,6 +118,7 @@ export class AttentionPlayground extends HTMLElement {
       throw new TypeError('setScenario: expected a scenario object');
     }
     const copy = clone(scenario) as Scenario;
+    this.#gen++;
     this.#reported = null;  // a new scenario's errors are reported again, even the same ones
     if (!this.#session) {
       this.ready.then(() => this.setScenario(copy));
@@ -217,11 +218,11 @@ export class AttentionPlayground extends HTMLElement {
           this.#chapter?.progress(this.#root, this.#lang);
         }
       };
-      this.#initialScenario();
+      const first = this.#initialScenario();
       setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
       preloadAll();  // the other views' modules, in the background once the first trace is shown
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
-      this.#resolveReady();
+      void Promise.resolve(first).then(() => this.#resolveReady());
     }, (e: unknown) => {
       clear(this.#app);
       this.#app.append(h('p', { class: 'error', attrs: { role: 'alert' },
@@ -239,32 +240,41 @@ export class AttentionPlayground extends HTMLElement {
 
   // ---- whole scenarios ----
 
-  #initialScenario(): void {
-    if (this.hasAttribute('sync-hash') && this.#fromHash()) return;
+  /** The first scenario: the URL's (sync-hash), else the attributes'; a promise while a `#z=`
+   * link is inflated (`ready` waits for it). */
+  #initialScenario(): void | Promise<void> {
+    const fromHash = this.hasAttribute('sync-hash') && this.#fromHash();
+    if (fromHash) return fromHash;
     const text = this.getAttribute('scenario');
-    let bad: string | null = null;
     if (text) {
       this.#scenarioText(text, 'attribute');
       if (Object.keys(this.#session!.scenario).length) return;
-      bad = this.#session!.jsonError;
     }
+    this.#presetWithError();
+  }
+
+  /** The preset attribute's scenario (else the first preset's), keeping the error of the scenario
+   * that could not be read (an invalid scenario attribute or link) beside it. */
+  #presetWithError(): void {
+    const bad = this.#session!.jsonError;
     const presets = this.#engine!.presets();
     const name = this.getAttribute('preset');
     this.#loadPreset(presets.some((p) => p.name === name) ? name! : presets[0]?.name ?? '', 'init');
     if (bad) {
-      // an invalid scenario attribute: the preset is shown, and the attribute's error beside it
       this.#session!.jsonError = bad;
       this.#renderErrors();
     }
   }
 
   #scenarioText(text: string, source: string): void {
+    this.#gen++;
     this.#reported = null;
     if (this.#session!.fromText(text)) this.#renderWhole(source);
     else if (Object.keys(this.#session!.scenario).length) this.#renderErrors();
   }
 
   #loadPreset(name: string, source: string): boolean {
+    this.#gen++;
     if (this.#session!.loadPreset(name)) {
       this.#renderWhole(source);
       return true;
@@ -299,26 +309,52 @@ export class AttentionPlayground extends HTMLElement {
   /** When the URL was last written (performance.now()). */
   #hashWritten = -Infinity;
 
+  /** The hash write in flight (a `#z=` link is compressed first, off the edit's path). */
+  #hashDone: Promise<void> = Promise.resolve();
+
+  /** Bumped by every hash write asked for: a compression that ends after a later one began is dropped. */
+  #hashSeq = 0;
+
+  /** The last JSON compressed and its `#z=` hash. */
+  #zCache = ['', ''];
+
+  /** Bumped by every whole scenario (preset, setScenario, attribute, URL): a `#z=` link read from
+   * the URL applies only if nothing replaced the scenario while it was inflated. */
+  #gen = 0;
+
   /** Writes the scenario to the URL: just after the edit (a task of its own, off the edit's path)
    * after a pause, else at most once per 250 ms (the last edit wins). history.replaceState costs a
    * few ms and Chromium throttles a stream of them, so a stream of edits (typing, a slider) must
    * not write it each time; a long scenario waits the full 250 ms (encoding it costs more). */
   #syncHash(): void {
     if (!this.hasAttribute('sync-hash') || this.#hashTimer) return;
-    const write = () => {
-      this.#hashTimer = null;
-      const now = performance.now();
-      if (!this.#session) return;
-      const text = this.#session.hash;
-      if (text.length > LONG_HASH && now - this.#hashWritten < 250) {
-        this.#hashTimer = setTimeout(write, 250 - (now - this.#hashWritten));
-        return;
-      }
-      this.#hashWritten = now;
-      this.#writeHash(text);
-    };
     const since = performance.now() - this.#hashWritten;
-    this.#hashTimer = setTimeout(write, Math.max(0, 250 - since));
+    this.#hashTimer = setTimeout(() => this.#hashNow(false), Math.max(0, 250 - since));
+  }
+
+  /** The hash write due now (`force`: even a long one written less than 250 ms ago). */
+  #hashNow(force: boolean): void {
+    if (this.#hashTimer) clearTimeout(this.#hashTimer);
+    this.#hashTimer = null;
+    const now = performance.now();
+    // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
+    if (!this.#session || !Object.keys(this.#session.scenario).length) return;
+    const want = this.#session.hash;
+    if (!force && ('hash' in want ? want.hash : want.json).length > LONG_HASH && now - this.#hashWritten < 250) {
+      this.#hashTimer = setTimeout(() => this.#hashNow(false), 250 - (now - this.#hashWritten));
+      return;
+    }
+    this.#hashWritten = now;
+    const seq = ++this.#hashSeq;
+    if ('hash' in want) {
+      this.#writeHash(want.hash);
+      return;
+    }
+    const { json } = want;
+    this.#hashDone = (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
+      : load('link').then((m) => m.deflate(json)).then((z) => { this.#zCache = [json, '#z=' + z]; return this.#zCache[1]; }))
+      .catch(() => '#scenario=' + encodeURIComponent(json))
+      .then((hash) => { if (seq === this.#hashSeq) this.#writeHash(hash); });
   }
 
   #writeHash(text: string): void {
@@ -331,15 +367,64 @@ export class AttentionPlayground extends HTMLElement {
     }
   }
 
-  #fromHash(): boolean {
+  /** The "Copy link" button: the URL (its hash written now) to the clipboard. */
+  async #copyLink(button: HTMLElement): Promise<void> {
+    this.#hashNow(true);
+    await this.#hashDone;
+    const url = location.href;
+    let ok = true;
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      // no clipboard API (an insecure origin, no permission): the selection's copy
+      const area = h('textarea', { text: url });
+      this.#root.append(area);
+      area.select();
+      ok = document.execCommand('copy');
+      area.remove();
+    }
+    button.textContent = t(this.#lang, ok ? 'linkCopied' : 'copyFailed');
+    setTimeout(() => { button.textContent = t(this.#lang, 'copyLink'); }, 2000);
+  }
+
+  /** Applies the URL hash; false when it asks for nothing (or is the one last written). A `#z=`
+   * link is inflated first (link.ts): the promise settles once it is applied or refused. */
+  #fromHash(): false | Promise<void> {
     const hash = location.hash;
     if (!hash || hash === this.#lastHash) return false;
     const wanted = parseHash(hash);
     if (!wanted) return false;
+    const gen = ++this.#gen;
     if ('preset' in wanted) this.#loadPreset(wanted.preset, 'hash');
-    else this.#scenarioText(wanted.scenario, 'hash');
-    return true;
+    else if ('scenario' in wanted) this.#hashScenario(wanted.scenario);
+    else {
+      return load('link').then((m) => m.inflate(wanted.z)).then(
+        (text) => { if (gen === this.#gen) this.#hashScenario(text); },
+        (e: unknown) => { if (gen === this.#gen) this.#hashScenario(null, e instanceof Error ? e.message : String(e)); });
+    }
+    return Promise.resolve();
   }
+
+  /** A scenario's JSON from the URL, or (null) the error of a link that could not be read: the
+   * error is shown beside the scenario JSON (opened), and the last scenario stays (on the first
+   * load, the preset attribute's). */
+  #hashScenario(text: string | null, error = ''): void {
+    this.#reported = null;
+    const s = this.#session!;
+    if (text !== null && s.fromText(text)) {
+      this.#renderWhole('hash');
+      return;
+    }
+    if (error) s.jsonError = error;
+    if (!Object.keys(s.scenario).length) this.#presetWithError();
+    this.#linkError = s.jsonError;
+    const json = this.#part('json') as HTMLDetailsElement | null;
+    if (json) json.open = true;
+    this.#renderErrors();
+  }
+
+  /** The error of a link that could not be read, shown until the next change of the scenario. */
+  #linkError: string | null = null;
 
   // ---- rendering ----
 
@@ -356,6 +441,11 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #afterChange(source: string): void {
+    if (this.#linkError !== null && (source === 'control' || source === 'api')) {
+      // an edit after a link that could not be read: its error is old news
+      if (this.#session!.jsonError === this.#linkError) this.#session!.jsonError = null;
+      this.#linkError = null;
+    }
     this.#renderErrors();
     if (source !== 'json') this.#fillJson();
     this.#syncHash();
@@ -434,7 +524,8 @@ export class AttentionPlayground extends HTMLElement {
     const edited = (ok: boolean, change: Change = 'values') => this.#update(ok ? change : 'errors');
 
     fill(this.#part('preset'), presetBar({ presets: this.#engine!.presets(), preset: session.preset, modified: session.modified,
-      lang, onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l) }));
+      lang, onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l),
+      onCopyLink: this.hasAttribute('sync-hash') ? (button) => void this.#copyLink(button) : null }));
     fill(this.#part('algorithm'), [...propControls('algorithm', ctx), errorSlot('algorithm')]);
 
     const mask = this.#part('mask');

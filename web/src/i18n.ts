@@ -57,7 +57,10 @@ const EN = {
   output: 'output',
   scenarioJson: 'Scenario JSON',
   scenarioJsonHelp: 'The whole scenario; edit it to try shapes and fields the controls do not offer.',
-  copyLink: 'The URL of this page holds the scenario.',
+  copyLink: 'Copy link',
+  copyLinkHelp: 'Copy the URL of this page: it holds the scenario',
+  linkCopied: 'Link copied',
+  copyFailed: 'Could not copy: copy the address bar',
   // ProbAttention
   probTitle: 'ProbAttention, step by step',
   probIntro: 'Not every query gets full attention: sample a few keys per query, estimate which queries are "active" (sparsity M), compute exact attention only for the top u of them, and give every other query a lazy default context.',

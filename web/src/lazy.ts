@@ -14,6 +14,7 @@ const LOADERS = {
   sweep: () => import('./sweep'),
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
   export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
+  link: () => import('./link'), // #z= links: deflate-raw and base64url
 } as const;
 
 export type LazyName = keyof typeof LOADERS;

@@ -1,18 +1,26 @@
 // The scenario in the URL hash (index.html, `sync-hash`): `#preset=NAME` while a preset is
-// unmodified, else `#scenario=<JSON, URI-encoded>`. Text only: the element reads and writes location.
+// unmodified, else `#z=<base64url of deflate-raw(JSON)>` (link.ts, a chunk of its own), or
+// `#scenario=<JSON, URI-encoded>` where the browser has no CompressionStream. All three are read.
+// Text only: the element reads and writes location.
 import type { Scenario } from '../compute';
 
-export function hashOf(preset: string, modified: boolean, scenario: Scenario): string {
-  if (preset && !modified) return '#preset=' + encodeURIComponent(preset);
-  return '#scenario=' + encodeURIComponent(JSON.stringify(scenario));
+/** The hash when it needs no compression: `#preset=` (unmodified), else `#scenario=`; `json`
+ * (when given) is the scenario's JSON, to compress instead. */
+export function hashOf(preset: string, modified: boolean, scenario: Scenario): { hash: string } | { json: string } {
+  if (preset && !modified) return { hash: '#preset=' + encodeURIComponent(preset) };
+  const json = JSON.stringify(scenario);
+  return typeof CompressionStream === 'function' ? { json } : { hash: '#scenario=' + encodeURIComponent(json) };
 }
 
-/** What a hash asks for: a preset's name or a scenario's JSON text; null when it asks for neither. */
-export function parseHash(hash: string): { preset: string } | { scenario: string } | null {
+/** What a hash asks for: a preset's name, a scenario's JSON text, or its compressed text (z);
+ * null when it asks for none. */
+export function parseHash(hash: string): { preset: string } | { scenario: string } | { z: string } | null {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const preset = params.get('preset');
   const scenario = params.get('scenario');
+  const z = params.get('z');
   if (preset) return { preset };
   if (scenario) return { scenario };
+  if (z) return { z };
   return null;
 }

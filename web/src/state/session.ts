@@ -120,8 +120,8 @@ export class Session {
     return this.trace !== null && this.errors().length > 0;
   }
 
-  /** The URL hash for the scenario (hash.ts). */
-  get hash(): string {
+  /** The URL hash for the scenario, or its JSON to compress (hash.ts). */
+  get hash(): ReturnType<typeof hashOf> {
     return hashOf(this.preset, this.modified, this.scenario);
   }
 

@@ -21,6 +21,8 @@ export interface PresetBarOptions {
   lang: Lang;
   onPreset: (name: string) => void;
   onLang: (lang: Lang) => void;
+  /** The "Copy link" button's click (index.html only: sync-hash); null: no button. */
+  onCopyLink: ((button: HTMLElement) => void) | null;
 }
 
 export function presetBar(o: PresetBarOptions): HTMLElement[] {
@@ -34,11 +36,14 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
     // its name is what it shows (in the language it names); "Language" is its tooltip
     text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { lang: lang === 'zh' ? 'en' : 'zh', title: t(lang, 'language') } });
   langButton.addEventListener('click', () => o.onLang(lang === 'zh' ? 'en' : 'zh'));
+  const copy = o.onCopyLink && h('button', { type: 'button', dataset: { key: 'copy-link' }, text: t(lang, 'copyLink'),
+    attrs: { title: t(lang, 'copyLinkHelp') } });
+  copy?.addEventListener('click', () => o.onCopyLink!(copy));
   const preset = o.presets.find((p) => p.name === o.preset);
   return [h('div', { class: 'top-row' },
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
-    h('span', { class: 'spacer' }), langButton),
+    h('span', { class: 'spacer' }), copy, langButton),
   ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
 

@@ -108,7 +108,10 @@ function patchAttributes(old: Element, next: Element): void {
   const attrs = next.attributes;
   for (let i = 0; i < attrs.length; i++) {
     const { name, value } = attrs[i];
-    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+    if (old.getAttribute(name) === value) continue;
+    // a style through the CSSOM: the CSP (no 'unsafe-inline' in style-src) refuses a style attribute
+    if (name === 'style') (old as HTMLElement).style.cssText = (next as HTMLElement).style.cssText;
+    else old.setAttribute(name, value);
   }
   if (old.attributes.length !== attrs.length) {
     for (const { name } of Array.from(old.attributes)) if (!next.hasAttribute(name)) old.removeAttribute(name);
