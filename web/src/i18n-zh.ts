@@ -247,4 +247,6 @@ export const ZH: Record<Key, string> = {
   lshRoundWeights: 'round_weights：每轮所占的权重',
   lshRoundWeightsCaption: '对每个查询，各轮 logsumexp 在轮之间的 softmax',
   referenceFailed: '参考实现无法运行',
+  mapDownsampled: '已降采样，每个像素是 {n} × {n} 个单元的均值；',
+  mapHover: '悬停可看精确值',
 };

@@ -247,6 +247,8 @@ const EN = {
   lshRoundWeights: 'round_weights: how much each round counts',
   lshRoundWeightsCaption: 'softmax over rounds of each round\'s logsumexp, per query',
   referenceFailed: 'the reference could not run',
+  mapDownsampled: 'downsampled, each pixel the mean of {n} × {n} cells; ',
+  mapHover: 'hover for the exact value',
 };
 
 export type Key = keyof typeof EN;

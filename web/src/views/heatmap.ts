@@ -3,6 +3,7 @@ import { interpolateBlues, interpolateRdBu, interpolateGreens } from 'd3-scale-c
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
 import { exact, fmt } from '../format';
+import { t, type Lang } from '../i18n';
 
 export type ColorKind = 'weights' | 'diverging' | 'bool' | 'count' | 'none';
 
@@ -31,6 +32,8 @@ export interface HeatmapOptions {
   rowHeader?: string;
   /** Diverging maps: the largest |value| of the colour scale (maps drawn side by side share one). */
   extent?: number;
+  /** The language of a canvas map's note (English when absent). */
+  lang?: Lang;
 }
 
 /** Above this many cells a map is drawn on a canvas (values on hover), not as a table. */
@@ -474,8 +477,9 @@ export function heatmap(o: HeatmapOptions): HTMLElement {
     h('figcaption', null, title, o.caption ? h('span', { class: 'fig-caption', text: o.caption }) : null));
   if (mode(rows, cols) === 'canvas') {
     const block = blockOf(rows, cols);
-    title.append(h('span', { class: 'dims-note',
-      text: ` (${rows} × ${cols}: ${block > 1 ? `downsampled, each pixel the mean of ${block} × ${block} cells; ` : ''}hover for the exact value)` }));
+    const lang = o.lang ?? 'en';
+    const note = (block > 1 ? t(lang, 'mapDownsampled').replace('{n}', String(block)) : '') + t(lang, 'mapHover');
+    title.append(h('span', { class: 'dims-note', text: ` (${rows} × ${cols}: ${note})` }));
     if (block > 1) fig.dataset.downsampled = String(block);
     fig.dataset.rows = String(rows);
     fig.dataset.cols = String(cols);

@@ -54,7 +54,7 @@ export function positionalView(o: PositionalViewOptions): HTMLElement {
     h('thead', null, h('tr', null, h('th', { text: 'i' }), h('th', { text: d(lang, 'peBinary') }))),
     h('tbody', null, ...range(rows8).map((i) => h('tr', null, h('td', { class: 'mono', text: String(i) }),
       h('td', { class: 'mono bits', dataset: { value: binary(i, 3) } }, ...[...binary(i, 3)].map((b) => h('span', { class: `bit b${b}`, text: b })))))));
-  const signs = heatmap({ title: d(lang, 'peHighFreq'), caption: d(lang, 'peHighFreqCaption'), field: 'pe-high',
+  const signs = heatmap({ lang, title: d(lang, 'peHighFreq'), caption: d(lang, 'peHighFreqCaption'), field: 'pe-high',
     values: P.slice(0, rows8).map((r) => r.slice(0, cols6)), color: 'diverging', extent: 1,
     rowLabels: range(rows8).map(String), colLabels: range(cols6).map((c) => `Col ${c}`), indexOf: (i, j) => `${i},${j}`,
     cellText: (_i, _j, v) => `${(v as number) >= 0 ? '+' : '−'}${fmt(Math.abs(v as number), 2)}` });

@@ -123,7 +123,7 @@ export function results(o: ResultsOptions): HTMLElement {
   const maps = h('div', { class: 'maps' });
   for (const f of MAPS) {
     const spec = mapSpec(o.trace, f, o.b, o.h, o.lang);
-    if (spec) maps.append(heatmap(spec));
+    if (spec) maps.append(heatmap({ ...spec, lang: o.lang }));
   }
   return maps;
 }
