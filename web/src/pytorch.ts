@@ -11,6 +11,10 @@
 // generator (rng.ts, core/rng.hpp's streams).
 
 import { Rng, RNG_STREAM } from './rng';
+import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
+import TSLIB_PY from '../../tests/fixtures/reference/tslib.py?raw';
+import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
+import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -73,79 +77,25 @@ const shapeOf = (v: Json): number[] => {
 };
 
 // ---- the reference sources ----
+//
+// The reference files themselves, as text (Vite's ?raw): the snippet runs the very lines that make
+// the fixtures, cut out between their "# snippet: NAME" and "# end snippet: NAME" comments.
+
+/** The lines of a reference file between its markers for `name`. */
+function snippet(file: string, name: string): string {
+  const start = file.indexOf(`# snippet: ${name} `), end = file.indexOf(`# end snippet: ${name}`);
+  if (start < 0 || end < start) throw new Error(`the reference sources have no snippet ${name}`);
+  return file.slice(file.indexOf('\n', start) + 1, end - 1);
+}
 
 const D2L_MASKED_SOFTMAX = `# d2l (zh), chapter "注意力评分函数" (tests/fixtures/reference/d2l.py)
-def sequence_mask(X, valid_len, value=0):
-    """在序列中屏蔽不相关的项"""
-    maxlen = X.size(1)
-    mask = torch.arange((maxlen), dtype=torch.float32,
-                        device=X.device)[None, :] < valid_len[:, None]
-    X[~mask] = value
-    return X
-
-
-def masked_softmax(X, valid_lens):
-    """通过在最后一个轴上掩蔽元素来执行softmax操作"""
-    # X:3D张量,第一个维度是批量大小,
-    # valid_lens:1D或2D张量,表示一个序列的有效长度
-    if valid_lens is None:
-        return nn.functional.softmax(X, dim=-1)
-    else:
-        shape = X.shape
-        if valid_lens.dim() == 1:
-            valid_lens = torch.repeat_interleave(valid_lens, shape[1])
-        else:
-            valid_lens = valid_lens.reshape(-1)
-        # 最后一轴上被掩蔽的元素使用一个非常大的负值替换,从而其softmax输出为0
-        X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens,
-                          value=-1e6)
-        return nn.functional.softmax(X.reshape(shape), dim=-1)
-`;
+` + snippet(D2L_PY, 'd2l_masked_softmax') + "\n";
 
 const D2L_DOT = `
-class DotProductAttention(nn.Module):
-    """缩放点积注意力"""
-    def __init__(self, dropout, **kwargs):
-        super(DotProductAttention, self).__init__(**kwargs)
-        self.dropout = nn.Dropout(dropout)
-
-    # queries的形状:(batch_size,查询的个数,d)
-    # keys的形状:(batch_size,“键-值”对的个数,d)
-    # values的形状:(batch_size,“键-值”对的个数,值的维度)
-    # valid_lens的形状:(batch_size,)或者(batch_size,查询的个数)
-    def forward(self, queries, keys, values, valid_lens=None):
-        d = queries.shape[-1]
-        # 设置transpose_b=True为了交换keys的最后两个维度
-        scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
-        self.attention_weights = masked_softmax(scores, valid_lens)
-        return torch.bmm(self.dropout(self.attention_weights), values)
-`;
+` + snippet(D2L_PY, 'd2l_dot') + "\n";
 
 const D2L_ADDITIVE = `
-class AdditiveAttention(nn.Module):
-    """加性注意力"""
-    def __init__(self, key_size, query_size, num_hiddens, dropout, **kwargs):
-        super(AdditiveAttention, self).__init__(**kwargs)
-        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
-        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
-        self.w_v = nn.Linear(num_hiddens, 1, bias=False)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, queries, keys, values, valid_lens):
-        queries, keys = self.W_q(queries), self.W_k(keys)
-        # 在维度扩展后,
-        # queries的形状:(batch_size,查询的个数,1,num_hidden)
-        # key的形状:(batch_size,1,“键-值”对的个数,num_hiddens)
-        # 使用广播方式进行求和
-        features = queries.unsqueeze(2) + keys.unsqueeze(1)
-        features = torch.tanh(features)
-        # self.w_v仅有一个输出,因此从形状中移除最后那个维度。
-        # scores的形状:(batch_size,查询的个数,“键-值”对的个数)
-        scores = self.w_v(features).squeeze(-1)
-        self.attention_weights = masked_softmax(scores, valid_lens)
-        # values的形状:(batch_size,“键-值”对的个数,值的维度)
-        return torch.bmm(self.dropout(self.attention_weights), values)
-`;
+` + snippet(D2L_PY, 'd2l_additive') + "\n";
 
 const D2L_MULTIHEAD = `
 def transpose_qkv(X, num_heads):
@@ -232,94 +182,14 @@ def linear(weight, bias=None):
 
 const TSLIB_FULL = `# Time-Series-Library, layers/SelfAttention_Family.py and utils/masking.py
 # (tests/fixtures/reference/tslib.py)
-class TriangularCausalMask():
-    def __init__(self, B, L, device="cpu"):
-        mask_shape = [B, 1, L, L]
-        with torch.no_grad():
-            self._mask = torch.triu(torch.ones(mask_shape, dtype=torch.bool), diagonal=1).to(device)
-
-    @property
-    def mask(self):
-        return self._mask
-
-
-class FullAttention(nn.Module):
-    def __init__(self, mask_flag=True, factor=5, scale=None, attention_dropout=0.1, output_attention=False):
-        super(FullAttention, self).__init__()
-        self.scale = scale
-        self.mask_flag = mask_flag
-        self.output_attention = output_attention
-        self.dropout = nn.Dropout(attention_dropout)
-
-    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
-        B, L, H, E = queries.shape
-        _, S, _, D = values.shape
-        scale = self.scale or 1.0 / sqrt(E)
-
-        scores = torch.einsum("blhe,bshe->bhls", queries, keys)
-
-        if self.mask_flag:
-            if attn_mask is None:
-                attn_mask = TriangularCausalMask(B, L, device=queries.device)
-
-            scores.masked_fill_(attn_mask.mask, -np.inf)
-
-        A = self.dropout(torch.softmax(scale * scores, dim=-1))
-        V = torch.einsum("bhls,bshd->blhd", A, values)
-
-        if self.output_attention:
-            return V.contiguous(), A
-        else:
-            return V.contiguous(), None
-`;
+` + snippet(TSLIB_PY, 'tslib_full') + "\n";
 
 const TSLIB_LAYER = `
 
-class AttentionLayer(nn.Module):
-    def __init__(self, attention, d_model, n_heads, d_keys=None, d_values=None):
-        super(AttentionLayer, self).__init__()
-
-        d_keys = d_keys or (d_model // n_heads)
-        d_values = d_values or (d_model // n_heads)
-
-        self.inner_attention = attention
-        self.query_projection = nn.Linear(d_model, d_keys * n_heads)
-        self.key_projection = nn.Linear(d_model, d_keys * n_heads)
-        self.value_projection = nn.Linear(d_model, d_values * n_heads)
-        self.out_projection = nn.Linear(d_values * n_heads, d_model)
-        self.n_heads = n_heads
-
-    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
-        B, L, _ = queries.shape
-        _, S, _ = keys.shape
-        H = self.n_heads
-
-        queries = self.query_projection(queries).view(B, L, H, -1)
-        keys = self.key_projection(keys).view(B, S, H, -1)
-        values = self.value_projection(values).view(B, S, H, -1)
-
-        out, attn = self.inner_attention(
-            queries, keys, values, attn_mask, tau=tau, delta=delta
-        )
-        out = out.view(B, L, -1)
-
-        return self.out_projection(out), attn
-`;
+` + snippet(TSLIB_PY, 'tslib_layer') + "\n";
 
 const PROB_MASK = `# Time-Series-Library utils/masking.py (tests/fixtures/reference/informer_prob.py)
-class ProbMask():
-    def __init__(self, B, H, L, index, scores, device="cpu"):
-        _mask = torch.ones(L, scores.shape[-1], dtype=torch.bool).to(device).triu(1)
-        _mask_ex = _mask[None, None, :].expand(B, H, L, scores.shape[-1])
-        indicator = _mask_ex[torch.arange(B)[:, None, None],
-                    torch.arange(H)[None, :, None],
-                    index, :].to(device)
-        self._mask = indicator.view(scores.shape).to(device)
-
-    @property
-    def mask(self):
-        return self._mask
-`;
+` + snippet(INFORMER_PY, 'prob_mask') + "\n";
 
 /** The seed's ProbAttention (Informer / TSLib), with the lines `changes` replaces (each marked). */
 function probAttentionSource(changes: Record<string, string>): string {
@@ -469,22 +339,7 @@ class NWKernel(nn.Module):
 `;
 
 const D2L_PE = `# d2l (zh), chapter "自注意力和位置编码" (tests/fixtures/reference/d2l.py)
-class PositionalEncoding(nn.Module):
-    """位置编码"""
-    def __init__(self, num_hiddens, dropout, max_len=1000, base=10000):  # CHANGED: base
-        super(PositionalEncoding, self).__init__()
-        self.dropout = nn.Dropout(dropout)
-        # 创建一个足够长的P
-        self.P = torch.zeros((1, max_len, num_hiddens))
-        dtype = torch.get_default_dtype()  # CHANGED: was torch.float32 (twice below)
-        X = torch.arange(max_len, dtype=dtype).reshape(-1, 1) / torch.pow(base, torch.arange(0, num_hiddens, 2, dtype=dtype) / num_hiddens)
-        self.P[:, :, 0::2] = torch.sin(X)  # 偶数位赋值为sinx
-        self.P[:, :, 1::2] = torch.cos(X)  # 奇数位赋值为cosx
-
-    def forward(self, X):
-        X = X + self.P[:, :X.shape[1], :].to(X.device)
-        return self.dropout(X)  # 加入dropout是为了避免模型对P过于敏感
-`;
+` + snippet(D2L_PY, 'd2l_pe') + "\n";
 
 const KERNEL_LINEAR = `# Linear attention on features (B, L, H, F), as performer-pytorch's linear_attention and
 # causal_linear_attention_noncuda write it, without their eps (SPEC: no eps), in the (B, L, H, .)
@@ -1005,117 +860,7 @@ function poolingSnippet(scn: Dict, trace: Dict): Snippet {
 }
 
 const D2L_SEQ2SEQ = `# d2l (zh), chapter "Bahdanau 注意力" and its seq2seq chapter (tests/fixtures/reference/d2l_seq2seq.py)
-class Encoder(nn.Module):
-    """编码器-解码器架构的基本编码器接口"""
-    def __init__(self, **kwargs):
-        super(Encoder, self).__init__(**kwargs)
-
-    def forward(self, X, *args):
-        raise NotImplementedError
-
-
-class Decoder(nn.Module):
-    """编码器-解码器架构的基本解码器接口"""
-    def __init__(self, **kwargs):
-        super(Decoder, self).__init__(**kwargs)
-
-    def init_state(self, enc_outputs, *args):
-        raise NotImplementedError
-
-    def forward(self, X, state):
-        raise NotImplementedError
-
-
-class AttentionDecoder(Decoder):
-    """带有注意力机制解码器的基本接口"""
-    def __init__(self, **kwargs):
-        super(AttentionDecoder, self).__init__(**kwargs)
-
-    @property
-    def attention_weights(self):
-        raise NotImplementedError
-
-
-class EncoderDecoder(nn.Module):
-    """编码器-解码器架构的基类"""
-    def __init__(self, encoder, decoder, **kwargs):
-        super(EncoderDecoder, self).__init__(**kwargs)
-        self.encoder = encoder
-        self.decoder = decoder
-
-    def forward(self, enc_X, dec_X, *args):
-        enc_outputs = self.encoder(enc_X, *args)
-        dec_state = self.decoder.init_state(enc_outputs, *args)
-        return self.decoder(dec_X, dec_state)
-
-
-class Seq2SeqEncoder(Encoder):  # CHANGED: d2l.Encoder
-    """用于序列到序列学习的循环神经网络编码器"""
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
-                 dropout=0, **kwargs):
-        super(Seq2SeqEncoder, self).__init__(**kwargs)
-        # 嵌入层
-        self.embedding = nn.Embedding(vocab_size, embed_size)
-        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers,
-                          dropout=dropout)
-
-    def forward(self, X, *args):
-        # 输出'X'的形状:(batch_size,num_steps,embed_size)
-        X = self.embedding(X)
-        # 在循环神经网络模型中,第一个轴对应于时间步
-        X = X.permute(1, 0, 2)
-        # 如果未提及状态,则默认为0
-        output, state = self.rnn(X)
-        # output的形状:(num_steps,batch_size,num_hiddens)
-        # state的形状:(num_layers,batch_size,num_hiddens)
-        return output, state
-
-
-class Seq2SeqAttentionDecoder(AttentionDecoder):
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers,
-                 dropout=0, **kwargs):
-        super(Seq2SeqAttentionDecoder, self).__init__(**kwargs)
-        self.attention = AdditiveAttention(num_hiddens, num_hiddens, num_hiddens, dropout)  # CHANGED: d2l.
-        self.embedding = nn.Embedding(vocab_size, embed_size)
-        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout)
-        self.dense = nn.Linear(num_hiddens, vocab_size)
-
-    def init_state(self, enc_outputs, enc_valid_lens, *args):
-        # outputs的形状为(batch_size,num_steps,num_hiddens).
-        # hidden_state的形状为(num_layers,batch_size,num_hiddens)
-        outputs, hidden_state = enc_outputs
-        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
-
-    def forward(self, X, state):
-        # enc_outputs的形状为(batch_size,num_steps,num_hiddens).
-        # hidden_state的形状为(num_layers,batch_size,
-        # num_hiddens)
-        enc_outputs, hidden_state, enc_valid_lens = state
-        # 输出X的形状为(num_steps,batch_size,embed_size)
-        X = self.embedding(X).permute(1, 0, 2)
-        outputs, self._attention_weights = [], []
-        for x in X:
-            # query的形状为(batch_size,1,num_hiddens)
-            query = torch.unsqueeze(hidden_state[-1], dim=1)
-            # context的形状为(batch_size,1,num_hiddens)
-            context = self.attention(
-                query, enc_outputs, enc_outputs, enc_valid_lens)
-            # 在特征维度上连结
-            x = torch.cat((context, torch.unsqueeze(x, dim=1)), dim=-1)
-            # 将x变形为(1,batch_size,embed_size+num_hiddens)
-            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
-            outputs.append(out)
-            self._attention_weights.append(self.attention.attention_weights)
-        # 全连接层变换后,outputs的形状为
-        # (num_steps,batch_size,vocab_size)
-        outputs = self.dense(torch.cat(outputs, dim=0))
-        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state,
-                                          enc_valid_lens]
-
-    @property
-    def attention_weights(self):
-        return self._attention_weights
-`;
+` + snippet(D2L_SEQ2SEQ_PY, 'd2l_seq2seq') + "\n";
 
 /** torch's state_dict of d2l's EncoderDecoder(Seq2SeqEncoder, Seq2SeqAttentionDecoder): names and sizes. */
 function seq2seqState(srcVocab: number, tgtVocab: number, e: number, h: number, layers: number): [string, number][] {

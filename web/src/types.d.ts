@@ -56,3 +56,9 @@ declare module '*.wasm?url' {
   const url: string;
   export default url;
 }
+
+/** A reference Python file as text (pytorch.ts cuts its snippets out of it). */
+declare module '*.py?raw' {
+  const text: string;
+  export default text;
+}
