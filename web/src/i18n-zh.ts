@@ -247,4 +247,12 @@ export const ZH: Record<Key, string> = {
   lshRoundWeights: 'round_weights：每轮所占的权重',
   lshRoundWeightsCaption: '对每个查询，各轮 logsumexp 在轮之间的 softmax',
   referenceFailed: '参考实现无法运行',
+  longRunStarting: '正在启动后台 Worker',
+  longRunWorker: '正在后台 Worker 中计算',
+  longRunMain: '正在页面上计算（这里无法启动 Worker）',
+  longRunDone: '已在后台 Worker 中算完',
+  longRunDoneMain: '已在页面上算完',
+  longRunCancelled: '已取消：下面是上一次正确的结果。',
+  longRunFailed: '后台计算失败',
+  longRunCancel: '取消',
 };

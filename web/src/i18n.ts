@@ -247,6 +247,14 @@ const EN = {
   lshRoundWeights: 'round_weights: how much each round counts',
   lshRoundWeightsCaption: 'softmax over rounds of each round\'s logsumexp, per query',
   referenceFailed: 'the reference could not run',
+  longRunStarting: 'Starting a background worker',
+  longRunWorker: 'Computing in a background worker',
+  longRunMain: 'Computing on the page (no worker can start here)',
+  longRunDone: 'Computed in a background worker',
+  longRunDoneMain: 'Computed on the page',
+  longRunCancelled: 'Cancelled: the results below are the last good ones.',
+  longRunFailed: 'The background run failed',
+  longRunCancel: 'Cancel',
 };
 
 export type Key = keyof typeof EN;
