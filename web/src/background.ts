@@ -40,16 +40,28 @@ export const runInBackground: BackgroundRunner = (request, onProgress, onMode) =
   onMode?.('worker');
   const id = nextId++;
   return new Promise<BackgroundResult>((resolve, reject) => {
+    const end = () => {
+      w.removeEventListener('message', onMessage);
+      w.removeEventListener('error', onError);
+      hold(null);
+    };
     const onMessage = (e: MessageEvent<FromWorker>) => {
       const m = e.data;
       if (!('id' in m) || m.id !== id) return;
       if (m.type === 'scenarioProgress') { onProgress(m.fraction, m.what, m.detail); return; }
-      w.removeEventListener('message', onMessage);
-      hold(null);
+      end();
       if (m.type === 'scenarioDone') { release(w); resolve({ outcome: m.outcome, beside: m.beside, ms: m.ms, mode: 'worker' }); }
       else { w.terminate(); reject(new Error('message' in m ? m.message : `unexpected ${m.type}`)); }
     };
+    // the worker died (out of memory, a trace too large to post back): the run failed, not hung
+    const onError = (e: ErrorEvent) => {
+      e.preventDefault();
+      end();
+      w.terminate();
+      reject(new Error(e.message || 'the worker stopped'));
+    };
     w.addEventListener('message', onMessage);
+    w.addEventListener('error', onError);
     w.postMessage({ type: 'scenario', id, request: typed });
   });
 });
