@@ -151,9 +151,9 @@ test('an edit during a run supersedes it: a burst of edits ends with the last sc
   assert.deepEqual(problems, []);
 });
 
-test('a toy preset and L = 64 still compute in the edit\'s own task (no worker)', async () => {
+test('a toy preset, L = 64 and L = 256 still compute in the edit\'s own task (no worker)', async () => {
   await openUrl(page, `${base}#preset=softmax-toy`);
-  for (const s of [{ ...(await page.evaluate(() => document.querySelector('attention-playground').scenario)), q: [[[[2.5]]]] }, long(64, 3)]) {
+  for (const s of [{ ...(await page.evaluate(() => document.querySelector('attention-playground').scenario)), q: [[[[2.5]]]] }, long(64, 3), long(256, 5)]) {
     const set = await setInPage(s);
     assert.equal(set.status, null, 'no status line');
     assert.ok(!set.sameTrace, 'the trace is there in the same task');
