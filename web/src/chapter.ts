@@ -17,8 +17,6 @@ import { scaleView } from './views/scale';
 import { additiveView } from './views/additive';
 import { keep } from './views/patch';
 
-export { runTraining } from './train';
-
 export class ChapterViews {
   readonly #engine: Engine;
   readonly #session: Session;

@@ -19,7 +19,7 @@ import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, slice
 import type { Sweeper } from './state/session';
 import { after } from './cancel';
 import { idle, load, need, preloadAll, releaseViews } from './lazy';
-import type { Trainer } from './train';
+import type { BackgroundRunner } from './background';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';
@@ -49,9 +49,9 @@ function adoptStyles(root: ShadowRoot): void {
 /** The Performer sweep's batches (sweep.ts, loaded when the first batch starts). */
 const lazySweeper: Sweeper = (job, onProgress) => after(load('sweep'), (m) => m.runBatch(job, onProgress));
 
-/** Bahdanau training in a worker (train.ts, loaded with the chapter's views when training starts). */
-const lazyTrainer: Trainer = (scenario, onProgress, onMode) =>
-  after(load('chapter'), (m) => m.runTraining(scenario, onProgress, onMode));
+/** Training and long runs in a worker (background.ts, loaded when the first one starts). */
+const lazyBackground: BackgroundRunner = (request, onProgress, onMode) =>
+  after(load('background'), (m) => m.runInBackground(request, onProgress, onMode));
 
 /** The algorithms with a view of d2l's chapter (chapter.ts). */
 const CHAPTER_ALGORITHMS = ['bahdanau', 'positional_encoding', 'additive', 'full'];
@@ -190,11 +190,13 @@ export class AttentionPlayground extends HTMLElement {
     return true;
   }
 
-  /** Resolves once the views the current trace needs are loaded and drawn (lazy chunks), and every
-   * part of the results off screen shows the latest trace (they are patched in idle time). */
+  /** Resolves once a long run under way (in a worker) is done, the views the current trace needs
+   * are loaded and drawn (lazy chunks), and every part of the results off screen shows the latest
+   * trace (they are patched in idle time). A training is not waited for (its `trace` event is). */
   get settled(): Promise<void> {
     flushPatches();
-    return Promise.all([idle(), loadLanguage(this.#lang)]).then(() => idle()).then(() => flushPatches());
+    const running = this.#session?.longRunSettled() ?? Promise.resolve();
+    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches());
   }
 
   connectedCallback(): void {
@@ -209,10 +211,12 @@ export class AttentionPlayground extends HTMLElement {
         this.#pendingTrace = trace;
         queueMicrotask(() => this.#dispatchTrace());
       }, lazySweeper);
-      this.#session.trainer = lazyTrainer;
+      this.#session.background = lazyBackground;
       this.#session.onLoaded = () => this.#renderAll();
-      this.#session.onTraining = (final) => {
-        if (final) this.#update('inputs', 'train');
+      this.#session.onBackground = (final) => {
+        const long = this.#session!.longRun !== null;
+        if (final) this.#update(long ? 'values' : 'inputs', long ? 'background' : 'train');
+        else if (long) this.#renderLongRun();
         else {
           flushPatches(); // a part waiting to be patched must not bring back an older progress
           this.#chapter?.progress(this.#root, this.#lang);
@@ -618,7 +622,8 @@ export class AttentionPlayground extends HTMLElement {
     if (panel) {
       if (this.#resultsHead?.panel !== panel) {
         this.#resultsHead = { panel, nodes: [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'results') }), this.#exportRow(lang)),
-          h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')] };
+          this.#longRunLine(lang), h('p', { class: 'stale-note', hidden: true, text: t(lang, 'stale') }), errorSlot('general')] };
+        this.#renderLongRun();
       }
       const head = this.#resultsHead.nodes;
       // each part built only when it is drawn: a part off screen is built and patched in idle time
@@ -776,9 +781,39 @@ export class AttentionPlayground extends HTMLElement {
   /** The errors last reported by a `scenario-error` event (JSON; '' none, null report again). */
   #reported: string | null = '';
 
+  /** The status line of a long run (state/long.ts: it runs in a worker), in the results' head. */
+  #longRunLine(lang: Lang): HTMLElement {
+    return h('p', { class: 'long-run', hidden: true, dataset: { field: 'long-run' }, attrs: { role: 'status' } },
+      h('span', { class: 'long-run-text' }), ' ',
+      h('button', { text: t(lang, 'longRunCancel'), dataset: { key: 'long-run.cancel' }, attrs: { type: 'button' },
+        on: { click: () => { this.#session?.cancelBackground(); this.#renderErrors(); } } }));
+  }
+
+  #renderLongRun(): void {
+    const line = this.#root.querySelector<HTMLElement>('[data-field="long-run"]');
+    const run = this.#session?.longRun ?? null;
+    if (!line) return;
+    line.hidden = run === null;
+    if (!run) return;
+    const lang = this.#lang;
+    line.dataset.status = run.status;
+    line.dataset.mode = run.mode ?? '';
+    const sizes = `L_Q = ${run.L_Q}, L_K = ${run.L_K}`;
+    const text = run.status === 'running'
+      ? `${t(lang, run.mode === 'worker' ? 'longRunWorker' : run.mode === 'main' ? 'longRunMain' : 'longRunStarting')}: ${sizes} …`
+      : run.status === 'done' ? `${t(lang, run.mode === 'main' ? 'longRunDoneMain' : 'longRunDone')}: ${sizes}, ${((run.ms ?? 0) / 1000).toFixed(2)} s`
+        : run.status === 'cancelled' ? t(lang, 'longRunCancelled') : `${t(lang, 'longRunFailed')}: ${run.message ?? ''}`;
+    line.querySelector('.long-run-text')!.textContent = text;
+    (line.querySelector('button') as HTMLButtonElement).hidden = run.status !== 'running';
+    // the note that asks to fix an error is for errors only
+    const note = this.#root.querySelector<HTMLElement>('.stale-note');
+    if (note && this.#session!.errors().length === 0) note.hidden = true;
+  }
+
   #renderErrors(): void {
     const errors = this.#session!.errors();
     showErrors(this.#root, errors, this.#session!.stale);
+    this.#renderLongRun();
     const key = errors.length ? JSON.stringify(errors) : '';
     if (key === this.#reported) return;
     this.#reported = key;

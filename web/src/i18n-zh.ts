@@ -249,4 +249,12 @@ export const ZH: Record<Key, string> = {
   referenceFailed: '参考实现无法运行',
   mapDownsampled: '已降采样，每个像素是 {n} × {n} 个单元的均值；',
   mapHover: '悬停可看精确值',
+  longRunStarting: '正在启动后台 Worker',
+  longRunWorker: '正在后台 Worker 中计算',
+  longRunMain: '正在页面上计算（这里无法启动 Worker）',
+  longRunDone: '已在后台 Worker 中算完',
+  longRunDoneMain: '已在页面上算完',
+  longRunCancelled: '已取消：下面是上一次正确的结果。',
+  longRunFailed: '后台计算失败',
+  longRunCancel: '取消',
 };

@@ -249,6 +249,14 @@ const EN = {
   referenceFailed: 'the reference could not run',
   mapDownsampled: 'downsampled, each pixel the mean of {n} × {n} cells; ',
   mapHover: 'hover for the exact value',
+  longRunStarting: 'Starting a background worker',
+  longRunWorker: 'Computing in a background worker',
+  longRunMain: 'Computing on the page (no worker can start here)',
+  longRunDone: 'Computed in a background worker',
+  longRunDoneMain: 'Computed on the page',
+  longRunCancelled: 'Cancelled: the results below are the last good ones.',
+  longRunFailed: 'The background run failed',
+  longRunCancel: 'Cancel',
 };
 
 export type Key = keyof typeof EN;

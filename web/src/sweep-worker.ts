@@ -1,7 +1,8 @@
-// The Web Worker of sweep.ts: loads the WASM core (through compute.ts) and runs batches, posting
-// progress every 50 ms. A batch is cancelled by terminating the worker. No DOM.
+// The Web Worker of sweep.ts (batches) and background.ts (one scenario: a training, a long run):
+// loads the WASM core (through compute.ts) and runs what it is sent, posting progress (a batch's
+// every 50 ms, a training's after each epoch). Work is cancelled by terminating the worker. No DOM.
 import { getEngine } from './compute';
-import { runVariant, type BatchValue, type FromWorker, type ToWorker } from './batch';
+import { runRequest, runVariant, type BatchValue, type FromWorker, type ToWorker } from './batch';
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void;
@@ -10,12 +11,15 @@ const scope = self as unknown as {
 
 getEngine().then((engine) => {
   scope.onmessage = (event) => {
-    if (event.data.type === 'train') {  // one scenario that trains (train.ts), with its progress
-      const { id, scenario } = event.data;
-      const start = performance.now();
-      const outcome = engine.runWithProgress(scenario, (fraction, what, detail) =>
-        scope.postMessage({ type: 'trainProgress', id, fraction, what, detail }));
-      scope.postMessage({ type: 'trained', id, outcome, ms: performance.now() - start });
+    if (event.data.type === 'scenario') {  // one scenario and the runs beside it (background.ts)
+      const { id, request } = event.data;
+      try {
+        const result = runRequest(engine, request, (fraction, what, detail) =>
+          scope.postMessage({ type: 'scenarioProgress', id, fraction, what, detail }));
+        scope.postMessage({ type: 'scenarioDone', id, ...result });
+      } catch (e) {
+        scope.postMessage({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) });
+      }
       return;
     }
     const { id, job } = event.data;

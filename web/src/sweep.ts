@@ -44,8 +44,9 @@ export function startWorker(): Promise<Worker | null> {
   });
 }
 
-/** A worker for one batch: the idle one, or a new one; null where none can start. */
-async function acquire(): Promise<Worker | null> {
+/** A worker for one batch or one background run (background.ts): the idle one, or a new one; null
+ * where none can start. */
+export async function acquire(): Promise<Worker | null> {
   if (noWorker) return null;
   if (idle) {
     const w = idle;
@@ -57,7 +58,8 @@ async function acquire(): Promise<Worker | null> {
   return w;
 }
 
-function release(w: Worker): void {
+/** A worker done with its work: kept idle (one at most), else ended. */
+export function release(w: Worker): void {
   if (idle) w.terminate();
   else idle = w;
 }

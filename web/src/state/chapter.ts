@@ -164,7 +164,7 @@ export function scaleScenarios({ d, seed, keys }: ScaleParams): { scaled: Scenar
 
 // ---- Bahdanau training (issue 9 item 2) ----
 
-/** A scenario that trains: it runs off the main thread with progress (train.ts). */
+/** A scenario that trains: it runs off the main thread with progress (background.ts). */
 export const trains = (s: Scenario) => s.algorithm === 'bahdanau' && s.train !== undefined && s.train !== null;
 
 export interface TrainState {

@@ -15,8 +15,10 @@ import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSign
 import { traits } from './algorithms';
 import { runTyped } from './typed';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
-import type { TrainHandle, Trainer } from '../train';
+import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../background';
 import { newTrainState, trains, type TrainState } from './chapter';
+import { dims as sizes } from './scenario';
+import { isLongRun } from './long';
 
 /** Runs a batch of scenarios (off the main thread when it can): sweep.ts's runBatch. */
 export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
@@ -42,6 +44,22 @@ export interface SweepState {
   seeds: number;
 }
 
+/** A run expected to be long (state/long.ts), in a worker: its status line in the results' head. */
+export interface LongRunState {
+  status: 'running' | 'done' | 'cancelled' | 'failed';
+  /** Where it runs: null until the worker started (or could not). */
+  mode: BackgroundMode | null;
+  L_Q: number;
+  L_K: number;
+  /** From the start to the trace (done). */
+  ms: number | null;
+  message: string | null;
+}
+
+/** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse patterns). */
+interface Beside { full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
+  sparseSignature: string | null }
+
 /** An error and the path of the field (or the key of the control) it is about. */
 export interface FieldError { field: string; message: string }
 
@@ -54,6 +72,14 @@ function editCopy(s: Scenario): Scenario {
     out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) ? clone(value) : value;
   }
   return out;
+}
+
+/** Whether two scenarios of runs beside a trace are the same run (made from the same scenario: its
+ * tensors are the same arrays). */
+function sameRun(a: Scenario, b: Scenario): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key] ||
+    (typeof a[key] === 'object' && JSON.stringify(a[key]) === JSON.stringify(b[key])));
 }
 
 export class Session {
@@ -87,12 +113,17 @@ export class Session {
   /** The sparse view's w and k where the scenario's mask has no such field. */
   #sparseKept: SparseParams = { ...SPARSE_DEFAULTS };
   readonly #sweeper: Sweeper | null;
-  /** Training (bahdanau with `train`) runs off the main thread through the trainer (train.ts);
-   * `onTraining(final)` after each epoch's progress and at the end (final: the trace changed). */
-  trainer: Trainer | null = null;
+  /** Runs off the main thread (background.ts): training (bahdanau with `train`) and a run expected
+   * to be long (state/long.ts). `onBackground(final)` after each epoch's progress or the worker's
+   * start, and at the end (final: the trace or the status changed). */
+  background: BackgroundRunner | null = null;
   training: TrainState | null = null;
-  onTraining: ((final: boolean) => void) | null = null;
-  #trainHandle: TrainHandle | null = null;
+  longRun: LongRunState | null = null;
+  onBackground: ((final: boolean) => void) | null = null;
+  /** The training or long run under way (one at a time: a new scenario cancels it). */
+  #backgroundHandle: BackgroundHandle | null = null;
+  /** Resolves when no long run is under way (`settled`); a new one replaces it. */
+  #longRunDone: Promise<void> = Promise.resolve();
   /** The (b, h) slice shown. */
   b = 0;
   h = 0;
@@ -115,9 +146,19 @@ export class Session {
     return list;
   }
 
-  /** Whether the results shown are the last good ones of an earlier scenario. */
+  /** Whether the results shown are the last good ones of an earlier scenario (an error, or a long
+   * run under way, cancelled or failed). */
   get stale(): boolean {
-    return this.trace !== null && this.errors().length > 0;
+    return this.trace !== null && (this.errors().length > 0 || (this.longRun !== null && this.longRun.status !== 'done'));
+  }
+
+  /** Resolves once no long run is under way (the latest one's trace shown, or it ended). */
+  async longRunSettled(): Promise<void> {
+    for (let p = this.#longRunDone; ; ) {
+      await p;
+      if (p === this.#longRunDone) return;
+      p = this.#longRunDone;
+    }
   }
 
   /** The URL hash for the scenario, or its JSON to compress (hash.ts). */
@@ -259,16 +300,19 @@ export class Session {
       return;
     }
     this.#sparseKept[param] = value;
-    if (this.trace && isSparse(this.scenario)) this.sparse = this.#sparsePatterns(this.scenario);
+    if (this.trace && isSparse(this.scenario)) {
+      const { patterns, signature } = this.#sparsePatterns(this.scenario, (x) => runTyped(this.#engine, x));
+      this.sparse = patterns;
+      this.#sparseSignature = signature;
+    }
   }
 
   /** The patterns beside a sparse `full` trace: run again only when what they depend on changed
    * (an edit of a value of q, k or v keeps them: the same allowed cells and costs). */
-  #sparsePatterns(s: Scenario): SparsePatterns {
+  #sparsePatterns(s: Scenario, run: (s: Scenario) => Outcome): { patterns: SparsePatterns; signature: string | null } {
     const signature = sparseSignature(s, this.#sparseKept);
-    if (this.sparse && signature !== null && signature === this.#sparseSignature) return this.sparse;
-    this.#sparseSignature = signature;
-    return sparsePatterns(s, this.#sparseKept, (x) => runTyped(this.#engine, x));
+    if (this.sparse && signature !== null && signature === this.#sparseSignature) return { patterns: this.sparse, signature };
+    return { patterns: sparsePatterns(s, this.#sparseKept, run), signature };
   }
 
   #sparseSignature: string | null = null;
@@ -345,60 +389,98 @@ export class Session {
     return true;
   }
 
-  // ---- training (issue 9): the trace arrives when the worker is done ----
+  // ---- off the main thread: training (issue 9) and long runs; the trace arrives when the worker is done ----
 
-  /** Trains the scenario (cancelling a training under way) unless it is being or was trained. */
+  /** Hands the scenario and the runs beside it to the background runner (ending what ran there);
+   * `onDone` with the result, `onStop` if it was cancelled or failed, unless something newer
+   * replaced it (`current()` false). */
+  #inBackground(scenario: Scenario, beside: Scenario[], progress: boolean, current: () => boolean,
+    onProgress: Parameters<BackgroundRunner>[1], onMode: (mode: BackgroundMode) => void,
+    onDone: (result: BackgroundResult) => void, onStop: (cancelled: boolean, message: string) => void): Promise<void> {
+    this.#backgroundHandle?.cancel(); // the callers have marked it cancelled
+    const handle = this.background!({ scenario, beside, progress }, (fraction, what, detail) => {
+      if (current()) onProgress(fraction, what, detail);
+    }, (mode) => { if (current()) onMode(mode); });
+    this.#backgroundHandle = handle;
+    return handle.done.then((result) => {
+      if (!current()) return;
+      this.#backgroundHandle = null;
+      onDone(result);
+    }, (e: unknown) => {
+      if (!current()) return;
+      this.#backgroundHandle = null;
+      onStop(isCancelled(e), String((e as Error)?.message ?? e));
+    });
+  }
+
+  /** Stops the training or long run under way (its worker is terminated); the last good trace stays. */
+  cancelBackground(): void {
+    const handle = this.#backgroundHandle;
+    this.#backgroundHandle = null;
+    if (this.training?.status === 'running') this.training.status = 'cancelled';
+    if (this.longRun?.status === 'running') this.longRun.status = 'cancelled';
+    handle?.cancel();
+  }
+
+  /** Stops a training under way (the chapter's Cancel): as cancelBackground. */
+  cancelTraining(): void {
+    if (this.training?.status === 'running') this.cancelBackground();
+  }
+
+  /** Trains the scenario (cancelling what runs in the background) unless it is being or was trained. */
   startTraining(force = false): void {
-    if (!this.trainer) return;
+    if (!this.background) return;
     const s = this.scenario;
     const state = newTrainState(s);
     const same = this.training?.signature === state.signature;
     if (same && !force && (this.training!.status === 'running' || this.training!.status === 'done')) return;
-    this.cancelTraining();
+    this.cancelBackground();
     this.training = state;
+    this.longRun = null;
     const start = performance.now();
-    const handle = this.trainer(s, (fraction, what, detail) => {
-      if (this.training !== state) return;
+    void this.#inBackground(s, [], true, () => this.training === state, (fraction, what, detail) => {
       state.fraction = fraction;
       state.what = what;
       if (typeof detail.loss === 'number') state.losses.push(detail.loss);
       if (typeof detail.epochs === 'number') state.epochs = detail.epochs;
-      this.onTraining?.(false);
-    }, (mode) => { state.mode = mode; this.onTraining?.(false); });
-    this.#trainHandle = handle;
-    handle.done.then(({ outcome, ms, mode }) => {
-      if (this.training !== state) return;
-      this.#trainHandle = null;
-      Object.assign(state, { status: outcome.ok ? 'done' : 'failed', ms: ms, mode, fraction: 1,
-        message: outcome.ok ? null : outcome.error });
-      if (outcome.ok) {
-        this.error = null;
-        this.trace = outcome.trace;
-        state.losses = Array.isArray(outcome.trace.loss) ? (outcome.trace.loss as number[]) : state.losses;
-      } else {
-        this.error = { field: outcome.field, message: outcome.error };
-      }
+      this.onBackground?.(false);
+    }, (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, mode }) => {
+      Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, fraction: 1, message: outcome.ok ? null : outcome.error });
+      if (outcome.ok) state.losses = Array.isArray(outcome.trace.loss) ? (outcome.trace.loss as number[]) : state.losses;
       state.ms = performance.now() - start;
-      const { B, H } = sliceSizes(this.scenario, this.trace);
-      this.b = Math.min(this.b, Math.max(0, B - 1));
-      this.h = Math.min(this.h, Math.max(0, H - 1));
-      if (outcome.ok) this.#onTrace(outcome.trace);
-      this.onTraining?.(true);
-    }, (e: unknown) => {
-      if (this.training !== state) return;
-      this.#trainHandle = null;
-      const cancelled = isCancelled(e);
-      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
-      this.onTraining?.(true);
+      this.#show(outcome, () => ({ ok: false, error: 'not run', field: '' }));
+      this.onBackground?.(true);
+    }, (cancelled, message) => {
+      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : message });
+      this.onBackground?.(true);
     });
   }
 
-  /** Stops the training under way (its worker is terminated); the last good trace stays. */
-  cancelTraining(): void {
-    const handle = this.#trainHandle;
-    this.#trainHandle = null;
-    if (this.training?.status === 'running') this.training.status = 'cancelled';
-    handle?.cancel();
+  /** A run expected to be long: in the worker with the runs beside its trace; the last good trace
+   * stays (stale) meanwhile. The runs beside are those #beside asks for when the trace is the one
+   * expected (this algorithm; `allowed` at trace "full"); run again in the same order, #beside
+   * takes their outcomes. */
+  #startLongRun(): void {
+    const s = this.scenario;
+    const asked: Scenario[] = [];
+    const expected = { algorithm: String(s.algorithm), shapes: {}, ...(s.trace === 'context' ? {} : { allowed: true }) } as Trace;
+    this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
+    const { L_Q, L_K } = sizes(s);
+    const state: LongRunState = { status: 'running', mode: null, L_Q, L_K, ms: null, message: null };
+    this.longRun = state;
+    const start = performance.now();
+    this.#longRunDone = this.#inBackground(s, asked, false, () => this.longRun === state, () => {},
+      (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, beside, mode }) => {
+        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start,
+          message: outcome.ok ? null : outcome.error });
+        let i = 0;
+        this.#show(outcome, (x) => (i < asked.length && sameRun(x, asked[i]) ? beside[i++] : undefined) ??
+          { ok: false, error: 'not run in the background', field: '' });
+        this.onBackground?.(true);
+      }, (cancelled, message) => {
+        Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : message });
+        this.onBackground?.(true);
+      });
   }
 
   /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
@@ -430,25 +512,31 @@ export class Session {
       this.#awaitWhole();
       return;
     }
-    if (this.trainer && trains(this.scenario)) {
+    if (this.background && trains(this.scenario)) {
       this.startTraining();
       return;
     }
-    this.cancelTraining();
+    this.cancelBackground();
+    if (this.background && isLongRun(this.scenario)) {
+      this.#startLongRun();
+      return;
+    }
+    this.longRun = null;
     const run = (s: Scenario) => runTyped(this.#engine, s);
-    const out = run(this.scenario);
+    this.#show(run(this.scenario), run);
+  }
+
+  /** The outcome of the scenario's run: its trace and the runs beside it (through `run`), or its error. */
+  #show(out: Outcome, run: (s: Scenario) => Outcome): void {
     if (out.ok) {
       this.error = null;
       this.trace = out.trace;
-      const prob = out.trace.algorithm === 'prob';
-      this.full = prob ? run(fullComparison(this.scenario)) : null;
-      this.reference = prob ? pitfallComparison(this.scenario, this.#stash, run) : null;
-      const s = this.scenario;
-      this.exact = WITH_EXACT_WEIGHTS.includes(out.trace.algorithm) && out.trace.exact_weights === undefined && exactIsSmall(s)
-        ? run(exactScenario(s, traits(s).scale === true))
-        // flash: full attention on the very same scenario, whose context it must equal
-        : out.trace.algorithm === 'flash' && exactIsSmall(s) ? run(flashFull(s)) : null;
-      this.sparse = isSparse(s) && out.trace.allowed !== undefined ? this.#sparsePatterns(s) : null;
+      const beside = this.#beside(this.scenario, out.trace, run);
+      this.full = beside.full;
+      this.reference = beside.reference;
+      this.exact = beside.exact;
+      this.sparse = beside.sparse;
+      this.#sparseSignature = beside.sparseSignature;
     } else {
       this.error = { field: out.field, message: out.error };
     }
@@ -456,5 +544,21 @@ export class Session {
     this.b = Math.min(this.b, Math.max(0, B - 1));
     this.h = Math.min(this.h, Math.max(0, H - 1));
     if (out.ok) this.#onTrace(out.trace);
+  }
+
+  /** The runs beside a trace of `s`, each made through `run`. */
+  #beside(s: Scenario, trace: Trace, run: (s: Scenario) => Outcome): Beside {
+    const prob = trace.algorithm === 'prob';
+    const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
+    return {
+      full: prob ? run(fullComparison(s)) : null,
+      reference: prob ? pitfallComparison(s, this.#stash, run) : null,
+      exact: WITH_EXACT_WEIGHTS.includes(trace.algorithm) && trace.exact_weights === undefined && exactIsSmall(s)
+        ? run(exactScenario(s, traits(s).scale === true))
+        // flash: full attention on the very same scenario, whose context it must equal
+        : trace.algorithm === 'flash' && exactIsSmall(s) ? run(flashFull(s)) : null,
+      sparse: sparse?.patterns ?? null,
+      sparseSignature: sparse ? sparse.signature : this.#sparseSignature,
+    };
   }
 }

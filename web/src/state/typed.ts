@@ -65,3 +65,26 @@ export function runTyped(engine: Engine, s: Scenario): Outcome {
   const out = engine.run(typed);
   return out.ok ? out : engine.run(s);
 }
+
+/** A typed tensor back as nested arrays (the same numbers). */
+function nestedOf({ shape, data }: TypedTensor): unknown {
+  let offset = 0;
+  const build = (depth: number): unknown[] => Array.from({ length: shape[depth] },
+    () => (depth + 1 === shape.length ? data[offset++] : build(depth + 1)));
+  return build(0);
+}
+
+const isTyped = (x: unknown): x is TypedTensor => x !== null && typeof x === 'object' && !Array.isArray(x) &&
+  Array.isArray((x as TypedTensor).shape) && (x as TypedTensor).data instanceof Float64Array;
+
+/** withTypedInputs undone: q, k, v as nested arrays again (a run that failed typed is run again as
+ * written, in a worker that was sent the typed copy). */
+export function untyped(s: Scenario): Scenario {
+  let out: Scenario | null = null;
+  for (const key of TYPED_KEYS) {
+    if (!isTyped(s[key])) continue;
+    out ??= { ...s };
+    out[key] = nestedOf(s[key] as TypedTensor);
+  }
+  return out ?? s;
+}
