@@ -374,3 +374,18 @@ test('first load: the first trace comes from the first-load module alone; the wh
   assert.equal(algorithm, 'prob');
   assert.deepEqual(problems, []);
 });
+
+test('first load of a link to a preset the first-load module does not run: the whole module alone', async () => {
+  await page.addInitScript(() => document.addEventListener('trace', () => { window.__firstTrace ??= performance.now(); }));
+  for (const [hash, want] of [['#preset=prob-toy', ['attnplay_core']], ['#preset=d2l-masked-softmax-1d', ['attnplay_first']]]) {
+    await page.goto('about:blank');
+    await page.goto(base + hash);
+    await page.waitForFunction(() => window.__firstTrace !== undefined);
+    const beforeTrace = await page.evaluate(() => performance.getEntriesByType('resource')
+      .filter((e) => e.startTime <= window.__firstTrace).map((e) => new URL(e.name).pathname.split('/').pop()));
+    assert.deepEqual(beforeTrace.filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/-.*/, '')), want, `${hash}: ${beforeTrace.join(', ')}`);
+  }
+  const trace = await traceOf(page);
+  assert.equal(trace.algorithm, 'full');
+  assert.deepEqual(problems, []);
+});

@@ -66,6 +66,10 @@ function algorithmRecord(entry: string | AlgorithmRecord): Algorithm {
 // the catalog leaves out what the first load does not show (descriptions but the presets' it runs)
 const catalogPresets = (catalog as { presets: Partial<Preset>[] }).presets
   .map((p) => ({ name: '', title: '', title_zh: '', description: '', ...p }));
+/** Whether the first-load module runs preset `name` (the catalog carries the scenarios of those
+ * only): a page that opens on another preset loads the whole module alone. */
+export const firstRunsPreset = (name: string): boolean =>
+  catalogPresets.some((p) => p.name === name && p.scenario !== undefined);
 const catalogAlgorithms = (catalog as { algorithms: Partial<Algorithm>[] }).algorithms
   .map((a) => ({ name: '', title: '', title_zh: '', description: '', ...a }));
 

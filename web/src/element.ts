@@ -14,7 +14,7 @@
 // and the errors and does every edit; views/ build the DOM; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
+import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { Sweeper } from './state/session';
 import { after } from './cancel';
@@ -202,8 +202,10 @@ export class AttentionPlayground extends HTMLElement {
   connectedCallback(): void {
     if (this.#started) return;
     this.#started = true;
-    // the first-load module where it runs the first scenario (compute.ts): a third of the bytes
-    Promise.all([getEngine({ first: true }), loadLanguage(this.#lang)]).then(([engine]) => {
+    // the first-load module where it runs the first scenario (compute.ts): a third of the bytes;
+    // a page that opens on a preset it does not run fetches the whole module alone
+    const preset = this.#openingPreset();
+    Promise.all([getEngine({ first: preset === null || firstRunsPreset(preset) }), loadLanguage(this.#lang)]).then(([engine]) => {
       this.#engine = engine;
       setRegistry(engine.algorithms());
       this.#session = new Session(engine, (trace) => {
@@ -389,6 +391,14 @@ export class AttentionPlayground extends HTMLElement {
     }
     button.textContent = t(this.#lang, ok ? 'linkCopied' : 'copyFailed');
     setTimeout(() => { button.textContent = t(this.#lang, 'copyLink'); }, 2000);
+  }
+
+  /** The preset the element opens on (the link's, else the attribute's), or null when it opens on
+   * a scenario (a link's or the attribute's) or on the first preset. */
+  #openingPreset(): string | null {
+    const wanted = this.hasAttribute('sync-hash') ? parseHash(location.hash) : null;
+    if (wanted) return 'preset' in wanted ? wanted.preset : null;
+    return this.getAttribute('scenario') ? null : this.getAttribute('preset');
   }
 
   /** Applies the URL hash; false when it asks for nothing (or is the one last written). A `#z=`
