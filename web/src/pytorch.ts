@@ -15,6 +15,7 @@ import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
 import TSLIB_PY from '../../tests/fixtures/reference/tslib.py?raw';
 import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
 import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
+import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -88,6 +89,13 @@ function snippet(file: string, name: string): string {
   return file.slice(file.indexOf('\n', start) + 1, end - 1);
 }
 
+/** `code` with its one line `original` replaced by `text` (a marked change of the reference). */
+function replaceLine(code: string, original: string, text: string): string {
+  const at = code.indexOf(original + '\n');
+  if (at < 0 || code.indexOf(original + '\n', at + 1) >= 0) throw new Error(`the reference has no single line "${original.trim()}"`);
+  return code.slice(0, at) + text + code.slice(at + original.length);
+}
+
 const D2L_MASKED_SOFTMAX = `# d2l (zh), chapter "注意力评分函数" (tests/fixtures/reference/d2l.py)
 ` + snippet(D2L_PY, 'd2l_masked_softmax') + "\n";
 
@@ -97,58 +105,7 @@ const D2L_DOT = `
 const D2L_ADDITIVE = `
 ` + snippet(D2L_PY, 'd2l_additive') + "\n";
 
-const D2L_MULTIHEAD = `
-def transpose_qkv(X, num_heads):
-    """为了多注意力头的并行计算而变换形状"""
-    # 输入X的形状:(batch_size,查询或者“键-值”对的个数,num_hiddens)
-    # 输出X的形状:(batch_size,查询或者“键-值”对的个数,num_heads,num_hiddens/num_heads)
-    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)
-    # 输出X的形状:(batch_size,num_heads,查询或者“键-值”对的个数,num_hiddens/num_heads)
-    X = X.permute(0, 2, 1, 3)
-    # 最终输出的形状:(batch_size*num_heads,查询或者“键-值”对的个数,num_hiddens/num_heads)
-    return X.reshape(-1, X.shape[2], X.shape[3])
-
-
-def transpose_output(X, num_heads):
-    """逆转transpose_qkv函数的操作"""
-    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])
-    X = X.permute(0, 2, 1, 3)
-    return X.reshape(X.shape[0], X.shape[1], -1)
-
-
-class MultiHeadAttention(nn.Module):
-    """多头注意力:使用缩放点积注意力作为每一个注意力头"""
-    def __init__(self, key_size, query_size, value_size, num_hiddens,
-                 num_heads, dropout, bias=False, **kwargs):
-        super(MultiHeadAttention, self).__init__(**kwargs)
-        self.num_heads = num_heads
-        self.attention = DotProductAttention(dropout)
-        self.W_q = nn.Linear(query_size, num_hiddens, bias=bias)
-        self.W_k = nn.Linear(key_size, num_hiddens, bias=bias)
-        self.W_v = nn.Linear(value_size, num_hiddens, bias=bias)
-        self.W_o = nn.Linear(num_hiddens, num_hiddens, bias=bias)
-
-    def forward(self, queries, keys, values, valid_lens):
-        # queries,keys,values的形状:
-        # (batch_size,查询或者“键-值”对的个数,num_hiddens)
-        # valid_lens 的形状:
-        # (batch_size,)或(batch_size,查询的个数)
-        # 经过变换后,输出的queries,keys,values 的形状:
-        # (batch_size*num_heads,查询或者“键-值”对的个数,num_hiddens/num_heads)
-        queries = transpose_qkv(self.W_q(queries), self.num_heads)
-        keys = transpose_qkv(self.W_k(keys), self.num_heads)
-        values = transpose_qkv(self.W_v(values), self.num_heads)
-        if valid_lens is not None:
-            # 在轴0,将第一项(标量或者矢量)复制num_heads次,
-            # 然后如此复制第二项,然后诸如此类。
-            valid_lens = torch.repeat_interleave(
-                valid_lens, repeats=self.num_heads, dim=0)
-        # output的形状:(batch_size*num_heads,查询的个数,num_hiddens/num_heads)
-        output = self.attention(queries, keys, values, valid_lens)
-        # output_concat的形状:(batch_size,查询的个数,num_hiddens)
-        output_concat = transpose_output(output, self.num_heads)
-        return self.W_o(output_concat)
-`;
+const D2L_MULTIHEAD = '\n' + snippet(D2L_PY, 'd2l_multihead') + '\n';
 
 /** The playground's masks on d2l's (batch, queries, keys) scores: masked_fill on the scaled scores. */
 const MASKED_DOT = `
@@ -191,136 +148,39 @@ const TSLIB_LAYER = `
 const PROB_MASK = `# Time-Series-Library utils/masking.py (tests/fixtures/reference/informer_prob.py)
 ` + snippet(INFORMER_PY, 'prob_mask') + "\n";
 
-/** The seed's ProbAttention (Informer / TSLib), with the lines `changes` replaces (each marked). */
+/** The lines of the seed's ProbAttention that a snippet may change, as informer_prob.py has them. */
+const PROB_LINES: Record<string, string> = {
+  sample: '        index_sample = torch.randint(L_K, (L_Q, sample_k))',
+  K_sample: '        K_sample = K_expand[:, :, torch.arange(L_Q).unsqueeze(1), index_sample, :]',
+  squeeze: '        Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze()',
+  M: '        M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)',
+  topk: '        M_top = M.topk(n_top, sorted=False)[1]',
+  cumsum: '            contex = V.cumsum(dim=-2)',
+  fill: '            scores.masked_fill_(attn_mask.mask, -np.inf)',
+};
+
+/** The seed's ProbAttention (Informer / TSLib; informer_prob.py's own lines): the sample index an
+ * attribute instead of torch's draw, and the lines `changes` names replaced (each marked). */
 function probAttentionSource(changes: Record<string, string>): string {
-  const line = (key: string, original: string): string => changes[key] ?? original;
+  const all: Record<string, string> = {
+    sample: '        index_sample = self.index_sample  # CHANGED: the reference draws it here, (L_Q, sample_k) uniform in [0, L_K)',
+    ...changes,
+  };
+  const code = Object.entries(all).reduce((c, [key, text]) => replaceLine(c, PROB_LINES[key], text), snippet(INFORMER_PY, 'prob_attention'));
   return `
 
 # Informer / Time-Series-Library ProbAttention, as the seed quotes it (000; tests/fixtures/reference/
 # informer_prob.py): the playground's sample index is an attribute instead of torch's draw.
-class ProbAttention(nn.Module):
-    def __init__(
-        self,
-        mask_flag=True,
-        factor=5,
-        scale=None,
-        attention_dropout=0.1,
-        output_attention=False,
-    ):
-        super(ProbAttention, self).__init__()
-        self.factor = factor
-        self.scale = scale
-        self.mask_flag = mask_flag
-        self.output_attention = output_attention
-        self.dropout = nn.Dropout(attention_dropout)
-
-    def _prob_QK(self, Q, K, sample_k, n_top):
-        B, H, L_K, E = K.shape
-        _, _, L_Q, _ = Q.shape
-        K_expand = K.unsqueeze(-3).expand(B, H, L_Q, L_K, E)
-${line('sample', `        index_sample = self.index_sample  # CHANGED: the reference draws it here, (L_Q, sample_k) uniform in [0, L_K)`)}
-${line('K_sample', `        K_sample = K_expand[:, :, torch.arange(L_Q).unsqueeze(1), index_sample, :]`)}
-${line('squeeze', `        Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze()`)}
-${line('M', `        M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)`)}
-${line('topk', `        M_top = M.topk(n_top, sorted=False)[1]`)}
-        Q_reduce = Q[
-            torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], M_top, :
-        ]
-        Q_K = torch.matmul(Q_reduce, K.transpose(-2, -1))
-        return Q_K, M_top
-
-    def _get_initial_context(self, V, L_Q):
-        B, H, L_V, D = V.shape
-        if not self.mask_flag:
-            V_sum = V.mean(dim=-2)
-            contex = V_sum.unsqueeze(-2).expand(B, H, L_Q, V_sum.shape[-1]).clone()
-        else:
-            assert L_Q == L_V
-${line('cumsum', `            contex = V.cumsum(dim=-2)`)}
-        return contex
-
-    def _update_context(self, context_in, V, scores, index, L_Q, attn_mask):
-        B, H, L_V, D = V.shape
-        if self.mask_flag:
-            attn_mask = ProbMask(B, H, L_Q, index, scores, device=V.device)
-${line('fill', `            scores.masked_fill_(attn_mask.mask, -np.inf)`)}
-        attn = torch.softmax(scores, dim=-1)
-        context_in[
-            torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :
-        ] = torch.matmul(attn, V).type_as(context_in)
-        if self.output_attention:
-            attns = (torch.ones([B, H, L_V, L_V]) / L_V).type_as(attn).to(attn.device)
-            attns[
-                torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :
-            ] = attn
-            return context_in, attns
-        else:
-            return context_in, None
-
-    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
-        B, L_Q, H, D = queries.shape
-        _, L_K, _, _ = keys.shape
-        queries = queries.transpose(2, 1)
-        keys = keys.transpose(2, 1)
-        values = values.transpose(2, 1)
-        U_part = self.factor * np.ceil(np.log(L_K)).astype("int").item()
-        u = self.factor * np.ceil(np.log(L_Q)).astype("int").item()
-        U_part = U_part if U_part < L_K else L_K
-        u = u if u < L_Q else L_Q
-        scores_top, index = self._prob_QK(queries, keys, sample_k=U_part, n_top=u)
-        scale = self.scale or 1.0 / sqrt(D)
-        if scale is not None:
-            scores_top = scores_top * scale
-        context = self._get_initial_context(values, L_Q)
-        context, attn = self._update_context(
-            context, values, scores_top, index, L_Q, attn_mask
-        )
-        return context.contiguous(), attn
-`;
+` + code + '\n';
 }
 
 const D2L_NW = `# d2l (zh), chapter "注意力汇聚:Nadaraya-Watson 核回归" (tests/fixtures/reference/d2l.py)
-class NWKernelRegression(nn.Module):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.w = nn.Parameter(torch.ones((1,), requires_grad=True))  # CHANGED: was a random initial w; set below
-
-    def forward(self, queries, keys, values):
-        # queries和attention_weights的形状为(查询个数,“键-值”对个数)
-        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
-        self.attention_weights = nn.functional.softmax(
-            -((queries - keys) * self.w)**2 / 2, dim=1)
-        # values的形状为(查询个数,“键-值”对个数)
-        return torch.bmm(self.attention_weights.unsqueeze(1),
-                         values.unsqueeze(-1)).reshape(-1)
+` + replaceLine(snippet(D2L_PY, 'd2l_nw'), '        self.w = nn.Parameter(torch.rand((1,), requires_grad=True))',
+  '        self.w = nn.Parameter(torch.ones((1,), requires_grad=True))  # CHANGED: was a random initial w; set below') + `
 
 
 # d2l (current edition), "Attention Pooling by Similarity"
-def gaussian(x):
-    return torch.exp(-x**2 / 2)
-
-
-def boxcar(x):
-    return torch.abs(x) < 1.0
-
-
-def constant(x):
-    return 1.0 + 0 * x
-
-
-def epanechikov(x):
-    return torch.max(1 - torch.abs(x), torch.zeros_like(x))
-
-
-def nadaraya_watson(x_train, y_train, x_val, kernel):
-    dists = x_train.reshape((-1, 1)) - x_val.reshape((1, -1))
-    # Each column/row corresponds to each query/key
-    k = kernel(dists).type(torch.get_default_dtype())  # CHANGED: was torch.float32
-    # Normalization over keys for each query
-    attention_w = k / k.sum(0)
-    y_hat = y_train@attention_w
-    return y_hat, attention_w
-`;
+` + snippet(D2L_PY, 'd2l_nw_kernels') + '\n';
 
 const NW_KERNEL_MODULE = `
 
@@ -341,43 +201,10 @@ class NWKernel(nn.Module):
 const D2L_PE = `# d2l (zh), chapter "自注意力和位置编码" (tests/fixtures/reference/d2l.py)
 ` + snippet(D2L_PY, 'd2l_pe') + "\n";
 
-const KERNEL_LINEAR = `# Linear attention on features (B, L, H, F), as performer-pytorch's linear_attention and
-# causal_linear_attention_noncuda write it, without their eps (SPEC: no eps), in the (B, L, H, .)
-# layout (tests/fixtures/generate.py). Causal: prefix sums, query i reads the sums up to key
-# min(i, L_K - 1). A denominator <= 0 gives zero context.
-def kernel_linear_attention(phi_q, phi_k, v, causal, normalise):
-    L_Q, L_K = phi_q.shape[1], phi_k.shape[1]
-    if not causal:
-        k_cumsum = phi_k.sum(dim=1)                                       # (B, H, F)
-        context = torch.einsum("bnhf,bnhd->bhfd", phi_k, v)               # (B, H, F, D)
-        num = torch.einsum("bhfd,blhf->blhd", context, phi_q)
-        den = torch.einsum("blhf,bhf->blh", phi_q, k_cumsum)
-    else:
-        idx = torch.arange(L_Q).clamp(max=L_K - 1)
-        k_cumsum = phi_k.cumsum(dim=1)[:, idx]                            # (B, L_Q, H, F)
-        context = torch.einsum("bnhf,bnhd->bnhfd", phi_k, v)
-        context_cumsum = context.cumsum(dim=1)[:, idx]                    # (B, L_Q, H, F, D)
-        num = torch.einsum("blhfd,blhf->blhd", context_cumsum, phi_q)
-        den = torch.einsum("blhf,blhf->blh", phi_q, k_cumsum)
-    if not normalise:
-        return num, torch.ones_like(den)
-    zero = den <= 0
-    D_inv = torch.where(zero, torch.zeros_like(den), 1.0 / den)
-    return num * D_inv[..., None], den
-`;
+const KERNEL_LINEAR = `# performer-pytorch's linear attention (tests/fixtures/reference/performer.py)
+` + snippet(PERFORMER_PY, 'kernel_linear') + '\n';
 
-const SOFTMAX_KERNEL = `
-
-# performer-pytorch's softmax_kernel without its eps and max-subtraction (SPEC: no eps), data
-# (B, H, L, E); data_normalizer = sqrt(scale), performer-pytorch's E ** -0.25 at scale 1/sqrt(E).
-def softmax_kernel(data, projection_matrix, scale):
-    data_normalizer = math.sqrt(scale)
-    ratio = projection_matrix.shape[0] ** -0.5
-    data_dash = torch.einsum("...id,jd->...ij", (data_normalizer * data), projection_matrix)
-    diag_data = (data ** 2).sum(dim=-1) / 2.0 * (data_normalizer ** 2)
-    diag_data = diag_data.unsqueeze(dim=-1)
-    return ratio * torch.exp(data_dash - diag_data)
-`;
+const SOFTMAX_KERNEL = '\n\n' + snippet(PERFORMER_PY, 'softmax_kernel') + '\n';
 
 // ---- per algorithm ----
 
