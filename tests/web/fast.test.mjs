@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, scenarioOf, seededTensor, setScenario, traceOf, settle, textOf } from './harness.mjs';
 
 let page, base, problems, browser, wasm;
 
@@ -18,23 +18,6 @@ before(async () => {
 after(async () => { await browser?.(); });
 
 const el = () => page.locator('attention-playground').first();
-
-/** Deterministic numbers in [-1, 1), 3 decimals. */
-function tensor(L, E, seed) {
-  let a = seed >>> 0;
-  const next = () => { a = (Math.imul(a, 1664525) + 1013904223) >>> 0; return Math.round(((a / 4294967296) * 2 - 1) * 1000) / 1000; };
-  return [Array.from({ length: L }, () => [Array.from({ length: E }, next)])];
-}
-
-/** Sets a scenario through the element's API and waits for its trace. */
-async function setScenario(scenario) {
-  await page.evaluate((s) => new Promise((resolve) => {
-    const e = document.querySelector('attention-playground');
-    e.addEventListener('trace', () => resolve(), { once: true });
-    e.setScenario(s);
-  }), scenario);
-  await settle(page);
-}
 
 /** Hovers cell (i, j) of the canvas map `field`; returns what the map says about it. */
 async function hover(field, i, j, exactCell = true) {
@@ -115,7 +98,7 @@ test('a view that is not needed at first (ProbAttention) is loaded when it is', 
 test('a map above 400 cells is a canvas; hovering a pixel gives the exact value of the trace at that cell', async () => {
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 40;
-  await setScenario({ algorithm: 'full', q: tensor(L, 8, 1), k: tensor(L, 8, 2), v: tensor(L, 8, 3), mask: { kind: 'causal' } });
+  await setScenario(page, { algorithm: 'full', q: seededTensor(L, 8, 1), k: seededTensor(L, 8, 2), v: seededTensor(L, 8, 3), mask: { kind: 'causal' } });
   await settle(page);
   const trace = await traceOf(page);
   assert.equal(await el().locator('figure[data-field="scores"] canvas').count(), 1);
@@ -132,7 +115,7 @@ test('a map above 400 cells is a canvas; hovering a pixel gives the exact value 
 test('a map wider than the pixels is downsampled, with a note; hover still gives the exact cell', async () => {
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 700;
-  await setScenario({ algorithm: 'full', trace: 'full', q: tensor(L, 2, 4), k: tensor(L, 2, 5), v: tensor(L, 2, 6) });
+  await setScenario(page, { algorithm: 'full', trace: 'full', q: seededTensor(L, 2, 4), k: seededTensor(L, 2, 5), v: seededTensor(L, 2, 6) });
   await settle(page);
   const fig = el().locator('figure[data-field="weights"]');
   assert.equal(await fig.getAttribute('data-downsampled'), '2');
@@ -147,7 +130,7 @@ test('a map wider than the pixels is downsampled, with a note; hover still gives
 test('an edit updates the edited cell\'s row and column (and every other map value) to the new trace\'s', async () => {
   await openUrl(page, base + '#preset=softmax-toy');
   const L = 24; // q, k, v: 24 × 8 cells, editable; scores 24 × 24: a canvas
-  await setScenario({ algorithm: 'full', q: tensor(L, 8, 7), k: tensor(L, 8, 8), v: tensor(L, 8, 9) });
+  await setScenario(page, { algorithm: 'full', q: seededTensor(L, 8, 7), k: seededTensor(L, 8, 8), v: seededTensor(L, 8, 9) });
   await settle(page);
   const before = await traceOf(page);
   await page.evaluate(() => new Promise((resolve) => {
@@ -305,8 +288,8 @@ test('flash: each key block\'s running max, rescale factor, running sum and outp
     return;
   }
   await openUrl(page, base + '#preset=softmax-toy');
-  const scenario = { algorithm: 'flash', block_q: 2, block_k: 2, q: tensor(5, 3, 11), k: tensor(5, 3, 12), v: tensor(5, 3, 13) };
-  await setScenario(scenario);
+  const scenario = { algorithm: 'flash', block_q: 2, block_k: 2, q: seededTensor(5, 3, 11), k: seededTensor(5, 3, 12), v: seededTensor(5, 3, 13) };
+  await setScenario(page, scenario);
   await settle(page);
   const trace = await traceOf(page);
   const expected = wasm.run(scenario);

@@ -64,6 +64,26 @@ export async function settle(target) {
   await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-playground')].map((e) => e.settled)));
 }
 
+/** Sets a scenario through the first element's API (`setScenario`) and waits for its trace event
+ * (at most `timeout` ms), then settles. */
+export async function setScenario(page, scenario, timeout = 30000) {
+  await page.evaluate(([s, ms]) => new Promise((resolve, reject) => {
+    const e = document.querySelector('attention-playground');
+    const timer = setTimeout(() => reject(new Error('no trace in time')), ms);
+    e.addEventListener('trace', () => { clearTimeout(timer); resolve(); }, { once: true });
+    e.setScenario(s);
+  }), [scenario, timeout]);
+  await settle(page);
+}
+
+/** A (1, L, 1, width) tensor of numbers in [-1, 1) with 3 decimals, from a seeded LCG (no
+ * Math.random: a failure reproduces). */
+export function seededTensor(L, width, seed) {
+  let a = seed >>> 0;
+  const next = () => { a = (Math.imul(a, 1664525) + 1013904223) >>> 0; return Math.round(((a / 4294967296) * 2 - 1) * 1000) / 1000; };
+  return [Array.from({ length: L }, () => [Array.from({ length: width }, next)])];
+}
+
 /** The text an element shows. The results' sections are `content-visibility: auto`: Chromium's
  * `innerText` of one that is off screen, or inserted since the last frame, is '' (its layout is
  * skipped), so there the text is read from the DOM, its white space collapsed. */

@@ -31,16 +31,6 @@ function decodeHash(h) {
   return { preset: params.get('preset') };
 }
 
-/** Sets a scenario through the element's API and waits for its trace. */
-async function setScenario(scenario) {
-  await page.evaluate((s) => new Promise((resolve) => {
-    const e = document.querySelector('attention-playground');
-    e.addEventListener('trace', () => resolve(), { once: true });
-    e.setScenario(s);
-  }), scenario);
-  await settle(page);
-}
-
 /** Waits until the hash is a `#z=` link of `scenario`. */
 async function waitForZ(scenario) {
   const want = zOf(scenario);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { dist, launch, openUrl, settle, textOf } from './harness.mjs';
+import { dist, launch, openUrl, seededTensor, settle, textOf } from './harness.mjs';
 
 let page, base, problems, browser, wasm;
 const SHOTS = process.env.SHOTS_DIR; // a screenshot of the status line during a run when set
@@ -22,13 +22,7 @@ after(async () => { await browser?.(); });
 const el = () => page.locator('attention-playground').first();
 const line = () => el().locator('[data-field="long-run"]');
 
-/** (1, L, 1, width) numbers in [-1, 1) with 3 decimals, from a seeded LCG. */
-function tensor(L, width, seed) {
-  let a = seed >>> 0;
-  const next = () => { a = (Math.imul(a, 1664525) + 1013904223) >>> 0; return Math.round(((a / 4294967296) * 2 - 1) * 1000) / 1000; };
-  return [Array.from({ length: L }, () => [Array.from({ length: width }, next)])];
-}
-const long = (L, seed, extra = {}) => ({ algorithm: 'full', q: tensor(L, 16, seed), k: tensor(L, 16, seed + 1), v: tensor(L, 16, seed + 2), ...extra });
+const long = (L, seed, extra = {}) => ({ algorithm: 'full', q: seededTensor(L, 16, seed), k: seededTensor(L, 16, seed + 1), v: seededTensor(L, 16, seed + 2), ...extra });
 
 /** The context of the node run at a few entries, and the page's at the same entries. */
 const SAMPLES = [[0, 0, 0, 0], [0, 1, 0, 3], [0, 777, 0, 15], [0, 1500, 0, 8]];

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { launch, openUrl, root, settle } from './harness.mjs';
+import { launch, openUrl, root, setScenario, settle } from './harness.mjs';
 
 const PYTHON = '/usr/bin/python3';
 const SUPPORTED = ['full', 'multihead', 'additive', 'nadaraya_watson', 'positional_encoding', 'prob', 'flash', 'linear',
@@ -43,16 +43,6 @@ const snippet = () => page.evaluate(async () => {
 const rejected = () => page.evaluate(async () => {
   try { await document.querySelector('attention-playground').export('pytorch'); return null; } catch (e) { return { message: e.message, field: e.field }; }
 });
-
-async function setAndWait(scenario) {
-  await page.evaluate((s) => new Promise((resolve, reject) => {
-    const e = document.querySelector('attention-playground');
-    const timer = setTimeout(() => reject(new Error('no trace in time')), 30000);
-    e.addEventListener('trace', () => { clearTimeout(timer); resolve(); }, { once: true });
-    e.setScenario(s);
-  }), scenario);
-  await settle(page);
-}
 
 /** Deterministic numbers for the edited scenarios (no Math.random: a failure reproduces). */
 function tensor(shape, seed) {
@@ -113,7 +103,7 @@ test('every supported preset and edited scenarios: the snippet run by python equ
     }
     await openUrl(page, `${base}#preset=softmax-toy`);
     for (const [name, scenario] of Object.entries(edits(presets))) {
-      await setAndWait(scenario);
+      await setScenario(page, scenario);
       const s = await snippet();
       assert.equal(s.algorithm, scenario.algorithm, name);
       write(`edit-${name}`, s);
