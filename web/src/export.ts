@@ -287,18 +287,22 @@ export function fileName(trace: Trace, kind: string, field?: string): string {
   return `attention-${safe(String(trace.algorithm))}-${safe(kind === 'json' ? 'trace' : field ?? defaultField(trace))}.${kind}`;
 }
 
-/** The page's Export buttons: the blob downloaded through an <a download> (its URL revoked after). */
-export async function download(trace: Trace, kind: string, b: number, hh: number, lang: Lang, parent: Node): Promise<void> {
-  const blob = await exportTrace(trace, kind, undefined, b, hh, lang);
+/** `blob` downloaded as `name` through an <a download> (its URL revoked after). */
+function saveBlob(blob: Blob, name: string, parent: Node): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
-  a.download = fileName(trace, kind);
+  a.download = name;
   a.hidden = true;
   parent.appendChild(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The page's Export buttons: the blob downloaded. */
+export async function download(trace: Trace, kind: string, b: number, hh: number, lang: Lang, parent: Node): Promise<void> {
+  saveBlob(await exportTrace(trace, kind, undefined, b, hh, lang), fileName(trace, kind), parent);
 }
 
 /** The status line's words (here, not in i18n.ts: the first load stays small). */
@@ -325,15 +329,7 @@ export async function copyPytorch(trace: Trace, scenario: Record<string, unknown
     status.textContent = COPY_TEXT.copied[lang];
   } catch {
     const name = `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`;
-    const url = URL.createObjectURL(new Blob([text], { type: 'text/x-python' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.hidden = true;
-    parent.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    saveBlob(new Blob([text], { type: 'text/x-python' }), name, parent);
     status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
   }
 }
