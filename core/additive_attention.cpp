@@ -89,7 +89,6 @@ Trace additive_attention(const Tensor& q, const Tensor& k, const Tensor& v,
     }
 
   Trace trace;
-  trace.algorithm = "additive";
   if (full) {
     trace.set("features", std::move(features));
     trace.set("scores", std::move(scores));

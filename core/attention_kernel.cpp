@@ -1,6 +1,6 @@
 // The fused attention kernel (see attention_kernel.hpp for the recurrences, numbered 1-6 below).
 //
-// Two ways through, the same online-softmax update (update_tile / update_row: the same arithmetic):
+// Two ways through, the same online-softmax update (update_tile, for a tile of rows or one row):
 //   dense  (no mask, or a finite fill): per (b, h), key blocks outer (128 keys), query tiles inner
 //          (32 rows). The key block is packed transposed (E x block_k) and the tile's queries k-major
 //          4 rows at a time (float: all of (b, h)'s queries once, converted as they are packed), so
@@ -10,10 +10,8 @@
 //   sparse (a mask with fill -inf): per query, only its allowed keys (allowed_keys), taken in the
 //          same key blocks, so the cost is the allowed pairs.
 // Every sum runs in one fixed order in both builds (scores over e, O over j; the running sum over
-// W lanes combined as ((l0 + l1) + (l2 + l3))), so native and wasm agree to the last bit but exp.
-// Where the time goes (float32, L = 2048, V8): about three quarters in the two products, which run
-// at the machine's rate for separate SIMD multiplies and adds (no FMA in wasm SIMD128), a fifth in
-// the exps.
+// W lanes combined as ((l0 + l1) + (l2 + l3))), so native and wasm agree to the last bit. Most of
+// the time goes to the two products, then the exps (measurements: docs/performance.md).
 #include "attention_kernel.hpp"
 
 #include <cstring>
@@ -22,212 +20,12 @@
 #include <type_traits>
 #include <vector>
 
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
-
-// The helpers and the register-blocked loops are always inlined: emcc turns any -Os on the command
-// line into -fno-inline-functions, which a later -O3 does not undo (emscripten 3.1.6), and left
-// out of line, a load or an exp costs a call per vector.
-#define ATTNPLAY_INLINE inline __attribute__((always_inline))
+#include "simd.hpp"
 
 namespace attnplay {
 namespace {
 
-template <class T>
-struct Simd;
-template <>
-struct Simd<double> {
-  typedef double V __attribute__((vector_size(16)));
-  typedef std::int64_t I __attribute__((vector_size(16)));
-  static constexpr std::size_t W = 2;
-};
-template <>
-struct Simd<float> {
-  typedef float V __attribute__((vector_size(16)));
-  typedef std::int32_t I __attribute__((vector_size(16)));
-  static constexpr std::size_t W = 4;
-};
-template <class T>
-using Vec = typename Simd<T>::V;
-template <class T>
-using IVec = typename Simd<T>::I;
-
-template <class T>
-ATTNPLAY_INLINE Vec<T> load(const T* p) {
-  Vec<T> x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-template <class T>
-ATTNPLAY_INLINE void store(T* p, Vec<T> x) {
-  std::memcpy(p, &x, sizeof x);
-}
-template <class T>
-ATTNPLAY_INLINE Vec<T> splat(T x) {  // (a lane-by-lane loop became 4 inserts with g++)
-  if constexpr (Simd<T>::W == 2) return Vec<T>{x, x};
-  else return Vec<T>{x, x, x, x};
-}
-template <class T>
-ATTNPLAY_INLINE Vec<T> select(IVec<T> m, Vec<T> a, Vec<T> b) {
-  return (Vec<T>)(((IVec<T>)a & m) | ((IVec<T>)b & ~m));
-}
-template <class T>
-ATTNPLAY_INLINE T hsum(Vec<T> v) {
-  if constexpr (Simd<T>::W == 2) return v[0] + v[1];
-  else return (v[0] + v[1]) + (v[2] + v[3]);
-}
-template <class T>
-ATTNPLAY_INLINE T hmax(Vec<T> v) {
-  T m = v[0];
-  for (std::size_t l = 1; l < Simd<T>::W; ++l) m = v[l] > m ? v[l] : m;
-  return m;
-}
-template <class T>
-ATTNPLAY_INLINE T hmin(Vec<T> v) {
-  T m = v[0];
-  for (std::size_t l = 1; l < Simd<T>::W; ++l) m = v[l] < m ? v[l] : m;
-  return m;
-}
-
-// Lane-wise max and min (exact: the same numbers whichever way); a NaN in b is dropped (the update
-// finds NaNs through the sum instead). In wasm one instruction each (pmax/pmin), natively a select.
-template <class T>
-ATTNPLAY_INLINE Vec<T> vmax(Vec<T> a, Vec<T> b) {
-#ifdef __wasm_simd128__
-  if constexpr (Simd<T>::W == 4) return (Vec<T>)wasm_f32x4_pmax((v128_t)a, (v128_t)b);
-  else return (Vec<T>)wasm_f64x2_pmax((v128_t)a, (v128_t)b);
-#else
-  return select<T>((IVec<T>)(a < b), b, a);
-#endif
-}
-template <class T>
-ATTNPLAY_INLINE Vec<T> vmin(Vec<T> a, Vec<T> b) {
-#ifdef __wasm_simd128__
-  if constexpr (Simd<T>::W == 4) return (Vec<T>)wasm_f32x4_pmin((v128_t)a, (v128_t)b);
-  else return (Vec<T>)wasm_f64x2_pmin((v128_t)a, (v128_t)b);
-#else
-  return select<T>((IVec<T>)(b < a), b, a);
-#endif
-}
-
-// exp(x): x = n ln2 + r (Cody-Waite), |r| <= ln2/2, a polynomial of r, times 2^n built in the
-// exponent bits. float64: n read from the mantissa of x log2e + 1.5 2^52, Taylor to r^13,
-// relative error below 1e-15; below the smallest normal's log (-inf included) 0. float32
-// (XNNPACK's rr2_p5 scheme): n read from the low bits of x log2e + (1.5 2^23 + 127), which are
-// then the exponent of 2^n, e^x = 2^n (1 + r p(r)) with a degree-5 minimax p, about 1 ulp; below
-// the smallest normal's log the lanes are garbage until one and-not zeroes them.
-//
-// The constants live in memory (kExpConstants, not constexpr) and are read into an ExpConstants
-// once per loop: V8 does not hoist SIMD constants out of loops and builds each one with three
-// instructions wherever it is used (11-16 of them per exp), which cost as much as the exp.
-// With clamp_hi = false the caller promises x <= 0 (the update's s - m): same bits, one op less.
-template <class T>
-struct ExpConstants;
-template <>
-struct ExpConstants<double> {
-  static constexpr int N = 19;
-  Vec<double> c[N];
-};
-template <>
-struct ExpConstants<float> {
-  static constexpr int N = 11;
-  Vec<float> c[N];
-};
-
-}  // namespace
-
-// Not constexpr and not internal, so that the compiler cannot fold them back into the loops.
-extern const double kExpConstants64[ExpConstants<double>::N];
-extern const float kExpConstants32[ExpConstants<float>::N];
-const double kExpConstants64[ExpConstants<double>::N] = {
-    -708.39, 709.0, 6755399441055744.0 /* 1.5 2^52 */, 1.4426950408889634, 6.93147180369123816490e-01,
-    1.90821492927058770002e-10, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-    1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0};
-const float kExpConstants32[ExpConstants<float>::N] = {
-    88.7f, -0x1.5D589Ep6f, 0x1.715476p+0f, 12583039.0f /* 1.5 2^23 + 127 */, -0x1.62E400p-1f, -0x1.7F7D1Cp-20f,
-    0x1.0F9F9Cp-7f, 0x1.573A1Ap-5f, 0x1.555A80p-3f, 0x1.FFFDC6p-2f, 0x1.FFFFF6p-1f};
-
-namespace {
-
-template <class T>
-ATTNPLAY_INLINE ExpConstants<T> exp_constants() {
-  const volatile T* src;
-  if constexpr (std::is_same_v<T, double>) src = kExpConstants64;
-  else src = kExpConstants32;
-  ExpConstants<T> k;
-  for (int i = 0; i < ExpConstants<T>::N; ++i) k.c[i] = splat<T>(src[i]);
-  return k;
-}
-
-template <bool clamp_hi = true>
-ATTNPLAY_INLINE Vec<double> vexp(Vec<double> x, const ExpConstants<double>& k) {
-  using V = Vec<double>;
-  using I = IVec<double>;
-  const I under = (I)(x < k.c[0]);
-  x = vmax<double>(x, k.c[0]);  // x < lo ? lo : x
-  if constexpr (clamp_hi) x = vmin<double>(x, k.c[1]);
-  const V shifter = k.c[2];
-  const V t = x * k.c[3] + shifter;
-  const V n = t - shifter;
-  V r = x - n * k.c[4];
-  r = r - n * k.c[5];
-  V p = k.c[6];
-  for (int c = 7; c < 17; ++c) p = p * r + k.c[c];
-  p = p * r + k.c[17];
-  p = p * r + k.c[18];
-  p = p * r + k.c[18];
-  const I e = ((I)t << 52) + (I){std::int64_t{1023} << 52, std::int64_t{1023} << 52};
-  return (V)((I)(p * (V)e) & ~under);
-}
-
-// N independent float64 exps, step by step side by side (the same arithmetic, bit for bit, as vexp
-// on each): the degree-13 Horner chain is long enough that one exp at a time leaves the CPU
-// waiting on its latency (2.5x the time per exp in V8).
-template <int N>
-ATTNPLAY_INLINE void vexp_n(Vec<double>* x, const ExpConstants<double>& k) {
-  using V = Vec<double>;
-  using I = IVec<double>;
-  I under[N];
-  V t[N], n[N], r[N], p[N];
-  for (int i = 0; i < N; ++i) {
-    under[i] = (I)(x[i] < k.c[0]);
-    x[i] = vmax<double>(x[i], k.c[0]);
-  }
-  for (int i = 0; i < N; ++i) t[i] = x[i] * k.c[3] + k.c[2];
-  for (int i = 0; i < N; ++i) n[i] = t[i] - k.c[2];
-  for (int i = 0; i < N; ++i) r[i] = x[i] - n[i] * k.c[4];
-  for (int i = 0; i < N; ++i) r[i] = r[i] - n[i] * k.c[5];
-  for (int i = 0; i < N; ++i) p[i] = k.c[6];
-  for (int c = 7; c < 18; ++c)
-    for (int i = 0; i < N; ++i) p[i] = p[i] * r[i] + k.c[c];
-  for (int i = 0; i < N; ++i) p[i] = p[i] * r[i] + k.c[18];
-  for (int i = 0; i < N; ++i) p[i] = p[i] * r[i] + k.c[18];
-  for (int i = 0; i < N; ++i) {
-    const I e = ((I)t[i] << 52) + (I){std::int64_t{1023} << 52, std::int64_t{1023} << 52};
-    x[i] = (V)((I)(p[i] * (V)e) & ~under[i]);
-  }
-}
-
-template <bool clamp_hi = true>
-ATTNPLAY_INLINE Vec<float> vexp(Vec<float> x, const ExpConstants<float>& k) {
-  using V = Vec<float>;
-  using I = IVec<float>;
-  if constexpr (clamp_hi) x = vmin<float>(x, k.c[0]);
-  const I under = (I)(x < k.c[1]);
-  const V magic = k.c[3];
-  V n = x * k.c[2] + magic;
-  const V s = (V)((I)n << 23);  // 2^n
-  n = n - magic;
-  V r = n * k.c[4] + x;  // x - n ln2, ln2 in two parts
-  r = n * k.c[5] + r;
-  V p = k.c[6] * r + k.c[7];
-  p = p * r + k.c[8];
-  p = p * r + k.c[9];
-  p = p * r + k.c[10];
-  const V t = r * s;
-  return (V)((I)(t * p + s) & ~under);
-}
+using namespace simd;
 
 // C[r][j] (+)= sum_k A[r][k] B[k][j] for r < MR, j < N, each sum in order over k, with A packed
 // k-major (A[k * MR + r]: one pointer and constant offsets in the inner loop). Registers: MR rows
@@ -367,50 +165,6 @@ std::size_t first_not_finite(const T* s, std::size_t n) {
   return n;
 }
 
-// 2-4 for one row: s[0..n) the scaled scores (room for n rounded up to W), m and l the running
-// max and sum, O[0..D) the unnormalised context. s becomes exp(s - m_t); O is rescaled by a_t.
-// Returns n, or the first c whose score is not finite, changing none of m, l, O (s is then
-// scratch; check = false: scores known finite but for -inf, which then means "masked").
-// Infinities show in the block's max and min, a NaN (which max and min may drop) in the sum of
-// the exps: exp of a finite s - m_t is finite, so NaN there means a NaN score, at the same index.
-template <class T, bool check = true>
-std::size_t update_row(T* s, std::size_t n, T& m, T& l, T* O, std::size_t D, const ExpConstants<T>& k) {
-  using V = Vec<T>;
-  constexpr std::size_t W = Simd<T>::W;
-  constexpr T inf = std::numeric_limits<T>::infinity(), neg_inf = -inf;
-  V hi = splat(neg_inf), lo = splat(inf);
-  std::size_t c = 0;
-  for (; c + W <= n; c += W) {
-    const V x = load(s + c);
-    hi = vmax<T>(hi, x);
-    lo = vmin<T>(lo, x);
-  }
-  T bm = hmax<T>(hi), bl = hmin<T>(lo);
-  for (; c < n; ++c) {
-    bm = s[c] > bm ? s[c] : bm;
-    bl = s[c] < bl ? s[c] : bl;
-  }
-  if (check && !(bm < inf && bl > neg_inf)) return first_not_finite(s, n);
-  const T m_new = bm > m ? bm : m;                                  // 2.
-  const T alpha = m == neg_inf ? T(0) : vexp<false>(splat(m - m_new), k)[0];  // 3.
-  const std::size_t npad = (n + W - 1) / W * W;
-  for (c = n; c < npad; ++c) s[c] = neg_inf;
-  const V mv = splat(m_new);
-  V sum{};
-  for (c = 0; c < npad; c += W) {
-    const V p = vexp<false>(load(s + c) - mv, k);
-    store(s + c, p);
-    sum += p;
-  }
-  const T bs = hsum<T>(sum);
-  if (check && !(bs - bs == T(0))) return first_not_finite(s, n);
-  l = l * alpha + bs;  // 4.
-  m = m_new;
-  if (alpha != T(1))
-    for (std::size_t d = 0; d < D; ++d) O[d] *= alpha;  // 5. (the rescaling part)
-  return n;
-}
-
 // The kernel's own tile: kBlockQ queries x kBlockK keys (a multiple of every vector width).
 #ifndef ATTNPLAY_BQ
 #define ATTNPLAY_BQ 32
@@ -422,13 +176,17 @@ constexpr std::size_t kBlockQ = ATTNPLAY_BQ, kBlockK = ATTNPLAY_BK;
 static_assert(kBlockK % 4 == 0, "kBlockK: a multiple of the vector widths");
 
 // 2-4 for the R rows of a tile of scores (row r at S + r lds, n scores, room for n rounded up to
-// W), row by row the same arithmetic as update_row, with the per-row costs shared: the exp's
-// constants read once, the R rescalings a_t computed W rows at a time. scratch: 2 R + 2 W numbers.
-// Returns R, or the first row r with a score that is not finite (its column in bad; rows before it
-// may have been updated: the caller throws).
-template <class T>
+// W; R = 1: one row, the sparse way and attend_row): m[r] and l[r] the rows' running max and sum,
+// row r's unnormalised context at O + r ldo (D numbers). The scores become exp(s - m_t), O is
+// rescaled by a_t; the R rescalings a_t are computed W rows at a time. scratch: 2 R + 2 W numbers.
+// Returns R, or the first row r with a score that is not finite (its column in bad; that row's
+// m, l, O unchanged, rows before it may have been updated: the caller throws). check = false:
+// scores known finite but for -inf, which then means "masked".
+// Infinities show in the block's max and min, a NaN (which max and min may drop) in the sum of
+// the exps: exp of a finite s - m_t is finite, so NaN there means a NaN score, at the same index.
+template <class T, bool check = true>
 std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* m, T* l, T* O, std::size_t ldo,
-                        std::size_t D, T* scratch, std::size_t& bad) {
+                        std::size_t D, const ExpConstants<T>& k, T* scratch, std::size_t& bad) {
   using V = Vec<T>;
   constexpr std::size_t W = Simd<T>::W;
   constexpr T inf = std::numeric_limits<T>::infinity(), neg_inf = -inf;
@@ -452,10 +210,9 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
     m_new[r] = bm > m[r] ? bm : m[r];  // 2.
     for (std::size_t c = n; c < npad; ++c) s[c] = neg_inf;
   }
-  if (!finite)
+  if (check && !finite)
     for (std::size_t r = 0; r < R; ++r)
       if ((bad = first_not_finite(S + r * lds, n)) < n) return r;
-  const ExpConstants<T> k = exp_constants<T>();
   for (std::size_t r = R; r < Rpad; ++r) m_new[r] = 0;
   for (std::size_t r = 0; r < Rpad; r += W) {  // 3. a_t = exp(m_{t-1} - m_t) (0 after m_{-1} = -inf)
     V mo;
@@ -483,7 +240,7 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
       sum += p;
     }
     const T bs = hsum<T>(sum);
-    if (!(bs - bs == T(0))) {  // a NaN score (its exp is NaN, every other one finite)
+    if (check && !(bs - bs == T(0))) {  // a NaN score (its exp is NaN, every other one finite)
       bad = first_not_finite(s, n);
       return r;
     }
@@ -576,6 +333,7 @@ struct Job {
     const std::unique_ptr<T[]> qp_(prepack ? new T[L_Q * E] : nullptr);
     T* const qp = qp_.get();
     std::vector<double> tmp(D);
+    const ExpConstants<T> k_exp = exp_constants<T>();
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h) {
         if (prepack) pack_queries(qd.data() + at(b, 0, L_Q, h, E), H * E, L_Q, E, qp);
@@ -608,8 +366,8 @@ struct Job {
                   if (!mask.allows(b, i, j0 + c)) s[c] = fill;
               }
             std::size_t bad = 0;  // 2-4
-            const std::size_t r = update_tile(S, bk_pad, rows, n, m + i0, l + i0,
-                                              O + at(b, i0, L_Q, h, D), H * D, D, scratch_.get(), bad);
+            const std::size_t r = update_tile(S, bk_pad, rows, n, m + i0, l + i0, O + at(b, i0, L_Q, h, D), H * D,
+                                              D, k_exp, scratch_.get(), bad);
             if (r < rows) overflow(b, i0 + r, h, j0 + bad);
             // 5. O += exp(s - m) V for the tile's rows
             gemm(S, bk_pad, v + at(b, j0, L_K, h, D), H * D, O + at(b, i0, L_Q, h, D), H * D, rows, n, D, true);
@@ -627,6 +385,7 @@ struct Job {
     constexpr std::size_t W = Simd<T>::W;
     const std::size_t bk_pad = (bk + W - 1) / W * W, T_blocks = (L_K + bk - 1) / bk;
     std::vector<T> s(bk_pad);
+    T scratch[2 + 2 * W];
     std::vector<double> tmp(D);
     const ExpConstants<T> k_exp = exp_constants<T>();
     KeyList keys;
@@ -651,8 +410,8 @@ struct Job {
               T* const sc = s.data();  // (raw pointers: no operator[] call per key where inlining is off)
               const std::uint32_t* const kc = keys.data() + p0;
               for (std::size_t c = 0; c < n; ++c) sc[c] = dot(qi, k + at(b, kc[c], L_K, h, E), E) * scale;  // 1.
-              const std::size_t bad = update_row(sc, n, m, l, Oi, D, k_exp);  // 2-4
-              if (bad < n) overflow(b, i, h, kc[bad]);
+              std::size_t bad = 0;  // 2-4
+              if (update_tile(sc, bk_pad, 1, n, &m, &l, Oi, D, D, k_exp, scratch, bad) < 1) overflow(b, i, h, kc[bad]);
               for (std::size_t c = 0; c < n; ++c) {  // 5.
                 const T w = sc[c];
                 const T* vj = v + at(b, kc[c], L_K, h, D);
@@ -713,7 +472,10 @@ bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
     std::fill(weights, weights + L_K, 0.0);
     return false;
   }
-  update_row<double, false>(s.data(), L_K, m, l, context, D, exp_constants<double>());  // 2-4, one key block
+  double scratch[2 + 2 * W];
+  std::size_t unused = 0;  // (no error: the scores were checked above)
+  update_tile<double, false>(s.data(), s.size(), 1, L_K, &m, &l, context, D, D, exp_constants<double>(), scratch,
+                             unused);  // 2-4, one key block
   for (std::size_t j = 0; j < L_K; ++j) {       // 5.
     const double p = s[j];
     if (p == 0.0) continue;
@@ -731,9 +493,6 @@ bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
   for (std::size_t j = 0; j < L_K; ++j) weights[j] = s[j] / l;
   return true;
 }
-
-double kernel_exp(double x) { return vexp(splat(x), exp_constants<double>())[0]; }
-float kernel_exp(float x) { return vexp(splat(x), exp_constants<float>())[0]; }
 
 std::uint64_t attend(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
                      const AttentionOptions& options, Tensor& context, EmptyRowWarnings& empty) {

@@ -13,11 +13,11 @@
 //   5. O_t   = a_t O_{t-1} + sum_j exp(s_j - m_t) v_j   unnormalised context (D), O_{-1} = 0
 //   6. context_i = O_{T-1} / l_{T-1}                    (l = 0: no allowed key: 0 and a warning)
 // No L_Q x L_K matrix exists: a (block_q x block_k) tile of scores at a time. The tiles' products
-// are register-blocked 4 queries x 2 vectors (GCC/Clang vector extensions: SSE2 natively, SIMD128
-// in wasm with -msimd128; wasm_simd128.h's pmax/pmin for the blocks' max), every sum runs over e
-// (scores) or j (context) in order, so native and wasm do the same arithmetic in the same order;
-// exp is our own polynomial for the same reason. block_q changes no number (rows are independent;
-// the kernel rounds it up to the register block); block_k is where the running max and sum step.
+// are register-blocked 4 queries x 2 vectors (simd.hpp: SSE2 natively, SIMD128 in wasm), every sum
+// runs over e (scores) or j (context) in order, so native and wasm do the same arithmetic in the
+// same order; exp is our own polynomial (simd.hpp) for the same reason. block_q changes no number
+// (rows are independent; the kernel rounds it up to the register block); block_k is where the
+// running max and sum step.
 #pragma once
 
 #include <cstddef>
@@ -58,9 +58,5 @@ std::uint64_t attend(const Tensor& q, const Tensor& k, const Tensor& v, double s
 // masked with -inf. For callers that pick single rows (ProbAttention's top queries).
 bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask, std::size_t b,
                 std::size_t i, std::size_t h, double* scores, double* weights, double* context);
-
-// exp as the kernel computes it (a polynomial, identical natively and in wasm), for tests.
-double kernel_exp(double x);
-float kernel_exp(float x);
 
 }  // namespace attnplay

@@ -58,7 +58,6 @@ Trace flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, double 
   const std::uint64_t pairs = attend(q, k, v, scale, mask, options, context, empty_rows);
 
   Trace trace;
-  trace.algorithm = "flash";
   if (level == TraceLevel::full) {
     trace.set("running_max", std::move(recorder.running_max));
     trace.set("running_sum", std::move(recorder.running_sum));

@@ -33,7 +33,6 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
   const bool sparse = mask.is_sparse();
   Trace trace;
-  trace.algorithm = "full";
 
   if (level == TraceLevel::full) {  // the pictures: every score, the mask, every weight
     Tensor scores = Tensor::from_shape({B, H, L_Q, L_K});

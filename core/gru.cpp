@@ -15,11 +15,15 @@
 //   dgi = [dar, daz, dan], dgh = [dar, daz, dan * r]
 //   dW_ih += dgi x^T, db_ih += dgi, dx = W_ih^T dgi;  dW_hh += dgh h^T, db_hh += dgh, dh += W_hh^T dgh
 //
+// A stack of L layers (gru_step) runs the cells bottom up, each layer's h' the next one's x; its
+// backward runs them top down, each layer's dx adding to the d h' of the layer below.
+//
 // These are loops over contiguous rows (like the row kernels of attention_rows.hpp): the cell is
 // the hot pass of bahdanau's training, called B x T x layers times per batch.
 #include "gru.hpp"
 #include "portable_math.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "nn_linear.hpp"
@@ -121,6 +125,33 @@ void gru_cell_backward(const GruLayer& layer, const GruStepCache& cache, std::si
     if (dxb) std::fill(dxb, dxb + in, 0.0);
     linear_row_backward(dgi.data(), xb, layer.weight_ih, grad.weight_ih, grad.bias_ih.data(), dxb);
     linear_row_backward(dgh.data(), hb, layer.weight_hh, grad.weight_hh, grad.bias_hh.data(), dhp);
+  }
+}
+
+std::size_t gru_step(const std::vector<GruLayer>& layers, const double* x, std::size_t B, double* state,
+                     GruStepCache* caches) {
+  const std::size_t L = layers.size(), n = L ? B * layers[0].hidden_size() : 0;
+  std::vector<double> next(n);
+  const double* input = x;
+  for (std::size_t k = 0; k < L; ++k) {
+    double* state_k = state + k * n;
+    if (!gru_cell(layers[k], input, state_k, B, next.data(), caches ? &caches[k] : nullptr)) return k;
+    std::copy(next.begin(), next.end(), state_k);
+    input = state_k;
+  }
+  return L;
+}
+
+void gru_step_backward(const std::vector<GruLayer>& layers, const GruStepCache* caches, std::size_t B,
+                       double* d_state, double* dx, std::vector<GruLayer>& grads) {
+  const std::size_t L = layers.size(), n = L ? B * layers[0].hidden_size() : 0;
+  std::vector<double> dh_prev(n), dx_layer(n);
+  for (std::size_t k = L; k-- > 0;) {
+    double* d = d_state + k * n;
+    gru_cell_backward(layers[k], caches[k], B, d, k > 0 ? dx_layer.data() : dx, dh_prev.data(), grads[k]);
+    std::copy(dh_prev.begin(), dh_prev.end(), d);
+    if (k > 0)
+      for (std::size_t i = 0, i0 = (k - 1) * n; i < n; ++i) d_state[i0 + i] += dx_layer[i];
   }
 }
 

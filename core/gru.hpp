@@ -1,5 +1,6 @@
-// torch.nn.GRU, one layer and one time step at a time, forward and backward (for bahdanau's
-// encoder and decoder, see core/gru.cpp for the equations).
+// torch.nn.GRU one time step at a time, forward and backward: one layer (gru_cell) and the stack
+// of layers (gru_step), for the seq2seq model's encoder and decoder (see core/gru.cpp for the
+// equations).
 #pragma once
 
 #include <cstdint>
@@ -46,8 +47,25 @@ bool gru_cell(const GruLayer& layer, const double* x, const double* h_prev, std:
 void gru_cell_backward(const GruLayer& layer, const GruStepCache& cache, std::size_t B, const double* dh_new,
                        double* dx, double* dh_prev, GruLayer& grad);
 
+// One time step of a stack of L layers (torch.nn.GRU(in, h, L) fed one step): layer 0 reads x
+// (B, in), layer k > 0 the new state of layer k - 1; state (L, B, h) becomes the new states (layer
+// L - 1's is the step's output). Fills caches[k] (L of them) if given. Returns L, or the first
+// layer whose gates were not finite (gru_cell's false; the states from that layer on unchanged).
+std::size_t gru_step(const std::vector<GruLayer>& layers, const double* x, std::size_t B, double* state,
+                     GruStepCache* caches);
+
+// The backward pass of gru_step, top layer first: d_state (L, B, h) holds each layer's d(new
+// state) (the top's with the step output's gradient) and becomes d(previous state); layer k's dx
+// adds to layer k - 1's; dx (B, in) receives layer 0's (overwritten). Gradients add into grads.
+void gru_step_backward(const std::vector<GruLayer>& layers, const GruStepCache* caches, std::size_t B,
+                       double* d_state, double* dx, std::vector<GruLayer>& grads);
+
 // Multiply-adds of one gru_cell row (the two matrix-vector products) and of its backward
 // (the four outer-product and transposed products).
 inline std::uint64_t gru_cell_macs(std::size_t in, std::size_t h) { return 3 * std::uint64_t{h} * (in + h); }
+// ... and of one gru_step row through L layers.
+inline std::uint64_t gru_step_macs(std::size_t in, std::size_t h, std::size_t L) {
+  return gru_cell_macs(in, h) + (L - 1) * gru_cell_macs(h, h);
+}
 
 }  // namespace attnplay

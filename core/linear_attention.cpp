@@ -216,7 +216,6 @@ Trace linear_attention(const Tensor& q, const Tensor& k, const Tensor& v, Featur
   check_kernel_mask_kind(mask_kind_name(mask.kind), "mask.kind", "linear attention");
   const bool causal = mask.requires_causal();
   Trace trace;
-  trace.algorithm = "linear";
 
   // 1. the features
   Tensor phi_q, phi_k;

@@ -113,7 +113,6 @@ Trace linformer_attention(const Tensor& q, const Tensor& k, const Tensor& v, dou
       }
 
   Trace trace;
-  trace.algorithm = "linformer";
   if (full) {
     trace.set("E_proj", projections.E_proj);
     trace.set("F_proj", projections.F_proj);

@@ -169,7 +169,6 @@ Trace lsh_attention(const Tensor& q, const Tensor& v, double scale, const Tensor
     }
 
   Trace trace;
-  trace.algorithm = "lsh";
   if (full) {
     // 5. the implied weights: each round's in-bucket softmax rows, weighted by the round weights
     Tensor weights = xt::zeros<double>({B, H, L, L});

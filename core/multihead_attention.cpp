@@ -103,7 +103,6 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
   linear_rows(concat.data(), B * L_Q, hv, weights.W_o, weights.b_o, output.data());
 
   Trace trace;
-  trace.algorithm = "multihead";
   if (full) {
     trace.set("W_q", weights.W_q);
     trace.set("W_k", weights.W_k);

@@ -21,8 +21,8 @@
 // X_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1)), each training
 // point against all the others. Queries go in blocks of about kBlockPairs (query, key) pairs,
 // so that the largest runs (2^26 kernel evaluations at trace "context") need little memory.
-// (xtensor's broadcasting costs about 3x a fused loop in prediction and 10x in training at
-// n_train in the thousands; at d2l's sizes, 50 x 50, a run is well under a millisecond.)
+// (xtensor's broadcasting is slower than a fused loop, most in training; at d2l's sizes it does
+// not matter: docs/performance.md.)
 //
 // Training (d2l's NWKernelRegression): each training point x_i is a query whose keys and values
 // are all the other training points (leave-one-out), and
@@ -187,7 +187,6 @@ Trace nadaraya_watson(const Tensor& x_train, const Tensor& y_train, const Tensor
                       TraceLevel level) {
   const std::size_t n_train = x_train.size(), n_query = x_query.size();
   Trace trace;
-  trace.algorithm = "nadaraya_watson";
   std::uint64_t evaluations = 0;
 
   // 1. training: leave-one-out loss and gradient, then one step per epoch

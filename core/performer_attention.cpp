@@ -203,7 +203,6 @@ Trace performer_attention(const Tensor& q, const Tensor& k, const Tensor& v, con
   const std::size_t m = projection.shape()[0];
   const bool full = level == TraceLevel::full;
   Trace trace;
-  trace.algorithm = "performer";
   // 0-1. the projection and the features
   if (full) trace.set("projection", projection);
   Tensor phi_q = performer_features(q, projection, scale, "q");

@@ -69,7 +69,6 @@ Trace pooling_attention(const Tensor& q, const Tensor& k, const Tensor& v, doubl
   const Trace inner = full_attention(q, pooled_k, pooled_v, scale, Mask{}, level);
 
   Trace trace;
-  trace.algorithm = "pooling";
   if (level == TraceLevel::full) {
     trace.set("pooled_k", std::move(pooled_k));
     trace.set("pooled_v", std::move(pooled_v));

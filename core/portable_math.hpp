@@ -3,8 +3,8 @@
 // glibc's and Emscripten's libm differ in the last bit of exp, tanh, log, ... Most traces do not
 // notice (1e-16), but training amplifies the difference epoch after epoch (about 10x per epoch
 // for the Bahdanau seq2seq once its loss is small), and native and WASM must agree to 1e-12
-// (SPEC §3). These use the attention kernel's polynomial exp (relative error below 1e-15,
-// attention_kernel.cpp), whose arithmetic is the same on both.
+// (SPEC §3). These use the kernel's polynomial exp (simd.hpp: relative error below 1e-15), whose
+// arithmetic is the same on both.
 #pragma once
 
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <cstring>
 #include <limits>
 
-namespace attnplay {
+#include "simd.hpp"
 
-double kernel_exp(double x);  // attention_kernel.cpp
+namespace attnplay {
 
 // e^x: relative error below 1e-15; 0 below -708.39; arguments above 709 are clamped (callers
 // here pass x <= 0 or the logistic's -x).

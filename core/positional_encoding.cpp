@@ -44,7 +44,6 @@ Trace positional_encoding(std::size_t num_steps, std::size_t encoding_dim, doubl
   xt::view(P, xt::all(), xt::range(1, encoding_dim, 2)) = xt::cos(X);
 
   Trace trace;
-  trace.algorithm = "positional_encoding";
   trace.set("P", std::move(P));
   trace.cost = {0, 0, 0};
   return trace;

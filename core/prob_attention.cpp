@@ -406,34 +406,22 @@ UpdatedContext update_context(const Tensor& q, const Tensor& k, const Tensor& v,
   return r;
 }
 
-struct ExactComparison {
-  Tensor sparsity_exact;  // (B, H, L_Q)
-  Tensor exact_context;   // (B, L_Q, H, D)
-  double max_abs_error = 0.0;
-};
-
-// What ProbAttention estimates, computed against every key (trace "full"): M with the products
-// of every key (the mean over all L_K keys, whichever sparsity_divisor), and full attention.
-// Where a q.k that ProbAttention never formed is not finite, the comparison is left out with a
-// warning.
-std::optional<ExactComparison> exact_comparison(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
-                                                const Mask& mask, const Tensor& context,
-                                                std::vector<std::string>& warnings) {
-  const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+// M with the products of every key (the mean over all L_K keys, whichever sparsity_divisor): what
+// ProbAttention estimates (trace "full"; exact_context and max_abs_error beside it come from
+// add_exact_context). Where a q.k that ProbAttention never formed is not finite, none of the three,
+// with a warning.
+std::optional<Tensor> exact_sparsity(const Tensor& q, const Tensor& k, std::vector<std::string>& warnings) {
+  const std::size_t B = q.shape()[0], L_Q = q.shape()[1], H = q.shape()[2], L_K = k.shape()[1];
   try {
-    ExactComparison r;
-    r.sparsity_exact = Tensor::from_shape({B, H, L_Q});
+    Tensor sparsity = Tensor::from_shape({B, H, L_Q});
     Tensor products = Tensor::from_shape({1, L_K});
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < L_Q; ++i) {
           score_row(q, k, b, i, h, 1.0, products.data());  // unscaled, as q_k_sample
-          r.sparsity_exact(b, h, i) = sparsity_of(products, static_cast<double>(L_K), b, h, "exact")(0);
+          sparsity(b, h, i) = sparsity_of(products, static_cast<double>(L_K), b, h, "exact")(0);
         }
-    r.exact_context = full_attention(q, k, v, scale, mask, TraceLevel::context).tensor("context");
-    const Tensor error = xt::abs(context - r.exact_context);
-    r.max_abs_error = xt::amax(error)();
-    return r;
+    return sparsity;
   } catch (const OverflowError& e) {
     warnings.push_back(std::string("sparsity_exact, exact_context and max_abs_error are left out: ") + e.what());
     return std::nullopt;
@@ -520,16 +508,15 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
                                           full, context);
 
   Trace trace;
-  trace.algorithm = "prob";
-  std::optional<ExactComparison> exact;
+  std::optional<Tensor> sparsity_exact;
   if (full) {
-    exact = exact_comparison(q, k, v, scale, mask, context, trace.warnings);
+    sparsity_exact = exact_sparsity(q, k, trace.warnings);
     trace.set("U_part", static_cast<std::int64_t>(top.U_part));
     trace.set("u", static_cast<std::int64_t>(top.u));
     trace.set("sample_index", std::move(top.sample_index));
     trace.set("q_k_sample", std::move(top.q_k_sample));
     trace.set("sparsity", std::move(top.sparsity));
-    if (exact) trace.set("sparsity_exact", std::move(exact->sparsity_exact));
+    if (sparsity_exact) trace.set("sparsity_exact", std::move(*sparsity_exact));
     trace.set("top_index", top.top_index);
     trace.set("updated_rows", updated_rows);
     trace.set("scores_top", std::move(updated.scores_top));
@@ -539,10 +526,7 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   }
   trace.set("context", std::move(context));
   if (options.output_attention) trace.set("attn", std::move(updated.attn));
-  if (exact) {
-    trace.set("exact_context", std::move(exact->exact_context));
-    trace.set("max_abs_error", exact->max_abs_error);
-  }
+  if (sparsity_exact) add_exact_context(trace, q, k, v, scale, mask, level);
 
   const std::uint64_t BH = std::uint64_t{B} * H;  // 64-bit also in wasm32
   const std::uint64_t sampled_products = BH * L_Q * top.U_part;

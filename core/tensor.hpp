@@ -54,8 +54,8 @@ inline AttentionDims attention_dims(const Tensor& q, const Tensor& v) {
 }
 
 // Dot product of two contiguous vectors of length n (float64, or float32 in the attention
-// kernel), with four running sums: independent chains are 2-4x faster than one sum on long
-// vectors and vectorise without reassociation. The one dot of the core (dot_rows below is its
+// kernel), with four running sums: independent chains overlap where one sum waits on each
+// addition, and vectorise without reassociation. The one dot of the core (dot_rows below is its
 // arithmetic for several rows at once): the order of its sums is
 // what makes native and WASM agree to the last bit. (Rounding differs from a single running sum
 // in the last bits, far inside 1e-9.)

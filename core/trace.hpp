@@ -24,7 +24,7 @@ using FieldValue = std::variant<Tensor, BoolTensor, IndexTensor, double, std::in
 enum class TraceLevel { full, context };
 
 struct Trace {
-  std::string algorithm;
+  std::string algorithm;  // the registry's name, set by run_scenario alone
   std::vector<std::pair<std::string, FieldValue>> fields;
   Cost cost;
   std::vector<std::string> warnings;

@@ -112,7 +112,6 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
 
   // The generated data come first, as the learner meets them.
   Trace trace;
-  trace.algorithm = result.algorithm;
   trace.set("x_train", std::move(dataset->x_train));
   trace.set("y_train", std::move(dataset->y_train));
   trace.set("x_query", std::move(dataset->x_query));

@@ -80,15 +80,9 @@ const AlgorithmEntry* find_algorithm(const std::string& name);
 // [{name, title, title_zh, description}] in registry order.
 json algorithms_json();
 
-// Tensor output as nested arrays (CLI).
-json trace_to_json(const Trace& trace, const json& input_shapes);
-// The same with the float tensors out of band (WASM): each is moved out of the trace into
-// `out_buffers` (no copy) and written as {"shape", "$buffer": its index}.
-json trace_to_json(Trace&& trace, const json& input_shapes, OutputBuffers* out_buffers);
-
 // Runs one scenario. Throws InputError with a message naming the field. Tensors referenced as
 // {"shape", "$buffer": i} are adopted from `in_buffers` (moved out of them); with `out_buffers`
-// the trace's float tensors go there (see trace_to_json).
+// the trace's float tensors go there (see trace_to_json, trace_json.hpp).
 json run_scenario(const json& scenario, InputBuffers* in_buffers = nullptr, OutputBuffers* out_buffers = nullptr,
                   const ProgressFn& progress = {});
 

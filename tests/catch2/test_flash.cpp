@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "../../core/attention_kernel.hpp"
+#include "../../core/simd.hpp"
 #include "../../core/flash_attention.hpp"
 #include "helpers.hpp"
 

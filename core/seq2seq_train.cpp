@@ -1,4 +1,5 @@
-// Training bahdanau as d2l's train_seq2seq does, on a synthetic task drawn from the seed.
+// Training the seq2seq model (bahdanau's) as d2l's train_seq2seq does, on a synthetic task drawn
+// from the seed.
 //
 // The task (docs/semantics.md, "bahdanau"): d2l's vocabulary ids <unk> 0, <pad> 1, <bos> 2,
 // <eos> 3, words 4 .. vocab - 1. An example is a sentence of L words (min_len <= L <= max_len):
@@ -20,7 +21,7 @@
 
 #include <xtensor/xview.hpp>
 
-#include "bahdanau.hpp"
+#include "seq2seq.hpp"
 
 namespace attnplay {
 

@@ -1,0 +1,89 @@
+// A trace as the JSON of SPEC §3: its fields in order (tensors as nested arrays, or out of band as
+// {"shape", "$buffer": i}), "shapes" (the inputs' and every tensor field's), "cost", "warnings".
+#include "trace_json.hpp"
+
+#include <type_traits>
+#include <variant>
+
+namespace attnplay {
+
+namespace {
+
+json shape_json(const Shape& s) { return json(s); }
+
+template <class T>
+json nested(const T* data, const Shape& shape, std::size_t depth, std::size_t& offset) {
+  json arr = json::array();
+  if (depth + 1 == shape.size()) {
+    for (std::size_t i = 0; i < shape[depth]; ++i) arr.push_back(data[offset++]);
+    return arr;
+  }
+  for (std::size_t i = 0; i < shape[depth]; ++i) arr.push_back(nested(data, shape, depth + 1, offset));
+  return arr;
+}
+
+template <class T>
+json tensor_json(const xt::xarray<T>& t) {
+  const Shape shape(t.shape().begin(), t.shape().end());
+  if (shape.empty()) return json(t.data()[0]);
+  std::size_t offset = 0;
+  return nested(t.data(), shape, 0, offset);
+}
+
+// `Tr` is const Trace (nested arrays) or Trace (float tensors moved to out_buffers).
+template <class Tr>
+json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers) {
+  json out = json::object();
+  out["algorithm"] = trace.algorithm;
+  json shapes = input_shapes;
+  for (auto& field : trace.fields) {
+    const std::string& name = field.first;
+    auto& value = field.second;  // const unless the tensors are moved out
+    // "group/key" (bahdanau's gradients/<parameter>): out[group][key], inline nested arrays,
+    // not in shapes (docs/semantics.md, "Trace layout")
+    if (const auto slash = name.find('/'); slash != std::string::npos) {
+      json& slot = out[name.substr(0, slash)][name.substr(slash + 1)];
+      std::visit([&](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) slot = v;
+        else slot = tensor_json(v);
+      }, value);
+      continue;
+    }
+    std::visit(
+        [&](auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
+            out[name] = v;
+          } else {
+            const Shape shape(v.shape().begin(), v.shape().end());
+            shapes[name] = shape_json(shape);
+            if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
+              if (out_buffers) {
+                out_buffers->push_back(std::move(v));  // the trace's own memory, no copy
+                out[name] = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
+                return;
+              }
+            }
+            out[name] = tensor_json(v);
+          }
+        },
+        value);
+  }
+  out["shapes"] = shapes;
+  out["cost"] = {{"dot_products", trace.cost.dot_products},
+                 {"dense_dot_products", trace.cost.dense_dot_products},
+                 {"flops", trace.cost.flops}};
+  out["warnings"] = trace.warnings;
+  return out;
+}
+
+}  // namespace
+
+json trace_to_json(const Trace& trace, const json& input_shapes) { return trace_json(trace, input_shapes, nullptr); }
+
+json trace_to_json(Trace&& trace, const json& input_shapes, OutputBuffers* out_buffers) {
+  return trace_json(trace, input_shapes, out_buffers);
+}
+
+}  // namespace attnplay
