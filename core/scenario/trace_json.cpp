@@ -71,14 +71,16 @@ json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers)
         value);
   }
   out["shapes"] = shapes;
-  out["cost"] = {{"dot_products", trace.cost.dot_products},
-                 {"dense_dot_products", trace.cost.dense_dot_products},
-                 {"flops", trace.cost.flops}};
+  out["cost"] = cost_json(trace.cost);
   out["warnings"] = trace.warnings;
   return out;
 }
 
 }  // namespace
+
+json cost_json(const Cost& cost) {
+  return {{"dot_products", cost.dot_products}, {"dense_dot_products", cost.dense_dot_products}, {"flops", cost.flops}};
+}
 
 json trace_to_json(const Trace& trace, const json& input_shapes) { return trace_json(trace, input_shapes, nullptr); }
 

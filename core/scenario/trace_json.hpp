@@ -6,6 +6,9 @@
 
 namespace attnplay {
 
+// A trace's cost: {dot_products, dense_dot_products, flops} (also the estimate's).
+json cost_json(const Cost& cost);
+
 // Tensor output as nested arrays (CLI).
 json trace_to_json(const Trace& trace, const json& input_shapes);
 // The same with the float tensors out of band (WASM): each is moved out of the trace into
