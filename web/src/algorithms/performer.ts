@@ -1,0 +1,92 @@
+// performer: FAVOR+ random features (issue 7) and its seed sweep: the view draws the implied weights
+// beside exact attention's, and a sweep over seeds starts by itself a moment after the inputs settle.
+import type { Prop } from '../state/props';
+import { dims } from '../state/scenario';
+import { h } from '../dom';
+import { flushPatches } from '../views/patch';
+import { isAlg, QKV, view, snippet, type PageAlgorithm, type ViewHost } from './module';
+import { IMPLIED } from './linear';
+
+const props: Prop[] = [
+  { key: 'num_features', kind: 'int', panel: 'options', label: { en: 'random features m', zh: '随机特征数 m' }, min: 1, max: 512,
+    applies: (s) => isAlg('performer')(s) && s.projection === undefined, initial: (s) => dims(s).E,
+    help: { en: 'φ(x) = exp(W x̃ − |x̃|²/2) / √m, W (m, E)', zh: 'φ(x) = exp(W x̃ − |x̃|²/2) / √m，W 为 (m, E)' } },
+  { key: 'orthogonal', kind: 'bool', panel: 'options', label: { en: 'directions of the rows of W', zh: 'W 各行的方向' },
+    applies: (s) => isAlg('performer')(s) && s.projection === undefined, optional: true, default: true,
+    choices: [
+      { value: true, label: { en: 'orthogonal (blocks of E rows)', zh: '正交化（每 E 行一组）' } },
+      { value: false, label: { en: 'iid normal', zh: '独立同分布（正态）' } },
+    ] },
+  { key: 'norms', kind: 'enum', panel: 'options', label: { en: 'lengths of the rows of W', zh: 'W 各行的模长' },
+    options: () => ['chi', 'sqrt_d', 'quantile'], applies: (s) => isAlg('performer')(s) && s.projection === undefined,
+    optional: true, default: 'chi',
+    choices: [
+      { value: 'chi', label: { en: 'chi: drawn, as a normal vector\'s', zh: 'chi：随机抽取（同正态向量）' } },
+      { value: 'sqrt_d', label: { en: 'sqrt_d: all √E', zh: 'sqrt_d：全部为 √E' } },
+      { value: 'quantile', label: { en: 'quantile: the i/(m+1) quantiles of χ_E (the note)', zh: 'quantile：χ_E 分布的 i/(m+1) 分位数（笔记）' } },
+    ] },
+];
+
+const load = () => import('../views/performer');
+type PerformerViews = Awaited<ReturnType<typeof load>>;
+
+/** One element's sweep wiring: its timer, its part of the view and the session's sweep calls. */
+class Sweep {
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  constructor(readonly host: ViewHost) {}
+
+  part(m: PerformerViews): HTMLElement[] {
+    const { session, lang } = this.host;
+    return m.sweepPart({ sweep: session.sweep, lang, current: session.sweepCurrent, seeds: session.sweepSeeds,
+      onRun: () => this.start(), onCancel: () => { session.cancelSweep(); this.redraw(); },
+      onSeeds: (n) => { session.sweepSeeds = n; this.start(); } });
+  }
+
+  /** Redraws the sweep's part only (a progress report: its bar and status line only). */
+  redraw(): void {
+    flushPatches(); // a part waiting to be patched must not bring back an older progress
+    const { root, session, lang } = this.host;
+    const part = root.querySelector<HTMLElement>('[data-part="sweep"]');
+    const m = this.host.need(load);
+    if (!part || !m || m.sweepProgress(part, session.sweep, lang)) return;
+    const focused = (root.activeElement as HTMLElement | null)?.dataset?.key;
+    part.replaceChildren(...this.part(m));
+    if (focused?.startsWith('sweep.')) this.host.refocus(focused);
+  }
+
+  start(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.host.session.startSweep(() => this.redraw());
+    this.redraw();
+  }
+
+  /** A sweep is due (new inputs of a small performer scenario): starts it once the edits pause. */
+  maybe(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = this.host.session.sweepDue ? setTimeout(() => {
+      this.#timer = null;
+      if (this.host.session.sweepDue) this.start();
+    }, 300) : null;
+  }
+}
+
+const sweepOf = (host: ViewHost) => host.own('performer.sweep', () => new Sweep(host));
+
+export default {
+  name: 'performer',
+  traits: { tensors: QKV, masks: ['none', 'causal'], scale: true },
+  props,
+  maps: { weights: IMPLIED },
+  approximates: true,
+  exact: 'weights',
+  view: view(load, (m, host, trace) => {
+    if (!m) return null;
+    const { session, lang } = host;
+    const part = h('div', { class: 'sweep', dataset: { part: 'sweep', field: 'sweep' } }, ...sweepOf(host).part(m));
+    return m.performerView({ trace, exact: session.exact, b: session.b, h: session.h, lang }, part);
+  }),
+  afterRender: (host) => sweepOf(host).maybe(),
+  measured: [{ name: 'performer', fields: (p) => ({ algorithm: 'performer', num_features: p.d }) }],
+  pytorch: snippet('performerSnippet'),
+} satisfies PageAlgorithm;
