@@ -1,10 +1,9 @@
 // performer: FAVOR+ random features (issue 7) and its seed sweep: the view draws the implied weights
-// beside exact attention's, and a sweep over seeds starts by itself a moment after the inputs settle.
+// beside exact attention's, and a sweep over seeds starts by itself a moment after the inputs settle
+// (its wiring, views/performer.ts's Sweep, comes with the view's chunk).
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { h } from '../dom';
-import { flushPatches } from '../views/patch';
-import { isAlg, QKV, view, snippet, type PageAlgorithm, type ViewHost } from './module';
+import { isAlg, QKV, view, snippet, type PageAlgorithm } from './module';
 import { IMPLIED } from './linear';
 
 const props: Prop[] = [
@@ -28,50 +27,6 @@ const props: Prop[] = [
 ];
 
 const load = () => import('../views/performer');
-type PerformerViews = Awaited<ReturnType<typeof load>>;
-
-/** One element's sweep wiring: its timer, its part of the view and the session's sweep calls. */
-class Sweep {
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  constructor(readonly host: ViewHost) {}
-
-  part(m: PerformerViews): HTMLElement[] {
-    const { session, lang } = this.host;
-    return m.sweepPart({ sweep: session.sweep, lang, current: session.sweepCurrent, seeds: session.sweepSeeds,
-      onRun: () => this.start(), onCancel: () => { session.cancelSweep(); this.redraw(); },
-      onSeeds: (n) => { session.sweepSeeds = n; this.start(); } });
-  }
-
-  /** Redraws the sweep's part only (a progress report: its bar and status line only). */
-  redraw(): void {
-    flushPatches(); // a part waiting to be patched must not bring back an older progress
-    const { root, session, lang } = this.host;
-    const part = root.querySelector<HTMLElement>('[data-part="sweep"]');
-    const m = this.host.need(load);
-    if (!part || !m || m.sweepProgress(part, session.sweep, lang)) return;
-    const focused = (root.activeElement as HTMLElement | null)?.dataset?.key;
-    part.replaceChildren(...this.part(m));
-    if (focused?.startsWith('sweep.')) this.host.refocus(focused);
-  }
-
-  start(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.host.session.startSweep(() => this.redraw());
-    this.redraw();
-  }
-
-  /** A sweep is due (new inputs of a small performer scenario): starts it once the edits pause. */
-  maybe(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = this.host.session.sweepDue ? setTimeout(() => {
-      this.#timer = null;
-      if (this.host.session.sweepDue) this.start();
-    }, 300) : null;
-  }
-}
-
-const sweepOf = (host: ViewHost) => host.own('performer.sweep', () => new Sweep(host));
 
 export default {
   name: 'performer',
@@ -80,13 +35,9 @@ export default {
   maps: { weights: IMPLIED },
   approximates: true,
   exact: 'weights',
-  view: view(load, (m, host, trace) => {
-    if (!m) return null;
-    const { session, lang } = host;
-    const part = h('div', { class: 'sweep', dataset: { part: 'sweep', field: 'sweep' } }, ...sweepOf(host).part(m));
-    return m.performerView({ trace, exact: session.exact, b: session.b, h: session.h, lang }, part);
-  }),
-  afterRender: (host) => sweepOf(host).maybe(),
+  view: view(load, (m, host, trace) => m && m.performerFor(host, trace)),
+  // a sweep is due (new inputs of a small performer scenario): it starts once the edits pause
+  afterRender: (host) => { if (host.session.sweepDue) host.need(load)?.sweepOf(host).maybe(); },
   measured: [{ name: 'performer', fields: (p) => ({ algorithm: 'performer', num_features: p.d }) }],
   pytorch: snippet('performerSnippet'),
 } satisfies PageAlgorithm;

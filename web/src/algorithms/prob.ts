@@ -1,9 +1,6 @@
 // prob: Informer's ProbAttention (the seed), its pitfall switches and sample index. Its steps and
 // pitfalls are drawn in the ProbAttention panel, beside full attention and the reference run.
 import type { Prop } from '../state/props';
-import { h } from '../dom';
-import { t } from '../i18n';
-import { lazyPart } from '../views/patch';
 import { isProb, maskKind, panelView, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
@@ -50,34 +47,7 @@ export default {
   traits: { tensors: ['q', 'k', 'v'], masks: ['none', 'causal'], scale: true, prob: true },
   props,
   approximates: true,
-  panelView: panelView(() => Promise.all([import('../views/prob'), import('../views/pitfalls')]), (m, host, trace) => {
-    if (!m) return [];
-    const [prob, pitfalls] = m;
-    const { session, lang, root } = host;
-    const { scenario: s, b, h: hh, reference: ref } = session;
-    const seed = Number(s.seed ?? 0);
-    // the hint's button opens the switches and moves the focus to the first one
-    const showPitfalls = () => {
-      const details = root.querySelector<HTMLDetailsElement>('details.pitfalls');
-      if (!details) return;
-      details.open = true;
-      details.querySelector<HTMLElement>('select, input')?.focus();
-    };
-    const shown = (key: string) => s[key] ?? props.find((p) => p.key === key)!.default;
-    return [
-      h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
-        text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${seed})` }),
-      lazyPart('pitfalls', () => (ref
-        ? pitfalls.pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed })
-        : pitfalls.pitfallHint(lang, showPitfalls))),
-      lazyPart('steps', () => prob.probView({
-        trace, full: session.full, b, h: hh, lang,
-        factor: Number(shown('factor')),
-        causal: maskKind(s) === 'causal',
-        causalInitial: String(shown('causal_initial')),
-        divisor: String(shown('sparsity_divisor')),
-      }))];
-  }),
+  panelView: panelView(() => import('../views/prob'), (m, host, trace) => (m ? m.probPanel(host, trace, (key) => props.find((p) => p.key === key)!.default) : [])),
   measured: [{ name: 'prob', fields: () => ({ algorithm: 'prob' }) }],
   pytorch: snippet('probSnippet'),
 } satisfies PageAlgorithm;
