@@ -1,7 +1,7 @@
-// The views of d2l's attention chapter (issue 9) for one element: which view goes with which
-// trace, the state each view keeps for itself (the complexity table's n, d, k and its measured
+// The views of d2l's attention chapter (issue 9) for one element: each view,
+// the state each view keeps for itself (the complexity table's n, d, k and its measured
 // runs, positional encoding's columns and δ, the scale argument's d and draws), and the Bahdanau
-// training's wiring to the Session. The element appends what `views()` returns to its results.
+// training's wiring to the Session. An algorithm's module names the views that go with it.
 import { isCancelled } from './cancel';
 import type { Engine, Outcome, Scenario } from './compute';
 import {
@@ -56,22 +56,27 @@ export class ChapterViews {
       onRetrain: () => { s.startTraining(true); this.#redraw(); } };
   }
 
-  /** The chapter's views for the current scenario and trace (possibly none). */
-  views(lang: Lang): HTMLElement[] {
-    const { trace, scenario: s, b } = this.#session;
-    const out: HTMLElement[] = [];
-    if (s.algorithm === 'bahdanau') out.push(bahdanauView(this.#bahdanauOptions(lang)));
-    if (trace?.algorithm === 'positional_encoding' && Array.isArray(trace.P) && s.algorithm === 'positional_encoding') {
-      out.push(positionalView({ trace, scenario: s, params: this.#positional, lang,
-        onParams: (p) => { Object.assign(this.#positional, p); this.#redraw(); } }));
-      out.push(this.#complexityView(lang));
-    }
-    if (trace?.algorithm === 'additive' && s.algorithm === 'additive') {
-      const v = additiveView(trace, b, lang);
-      if (v) out.push(v);
-    }
-    if (trace?.algorithm === 'full' && s.algorithm === 'full') out.push(this.#scaleView(lang));
-    return out;
+  // The views of one algorithm each (its module, web/src/algorithms/<name>.ts, says which): the
+  // element asks for them while the trace is of the scenario's algorithm (bahdanau's: always).
+
+  /** Bahdanau's training and its attention (views/bahdanau.ts). */
+  bahdanau(lang: Lang): HTMLElement {
+    return bahdanauView(this.#bahdanauOptions(lang));
+  }
+
+  /** Positional encoding's columns and δ, and the complexity table. */
+  positional(lang: Lang): HTMLElement[] {
+    const { trace, scenario: s } = this.#session;
+    if (!trace || !Array.isArray(trace.P)) return [];
+    return [positionalView({ trace, scenario: s, params: this.#positional, lang,
+      onParams: (p) => { Object.assign(this.#positional, p); this.#redraw(); } }), this.#complexityView(lang)];
+  }
+
+  /** Additive attention's features. */
+  additive(lang: Lang): HTMLElement[] {
+    const { trace, b } = this.#session;
+    const v = trace ? additiveView(trace, b, lang) : null;
+    return v ? [v] : [];
   }
 
   // ---- the complexity table: measured in the worker when n, d or k change ----
@@ -109,7 +114,8 @@ export class ChapterViews {
 
   // ---- the scale argument: draws in TS, the softmax rows by the core ----
 
-  #scaleView(lang: Lang): HTMLElement {
+  /** The 1/√d argument (beside full attention). */
+  scale(lang: Lang): HTMLElement {
     const p = this.#scale;
     const key = JSON.stringify(p);
     if (this.#scaleCache?.key !== key) {

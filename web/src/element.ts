@@ -15,10 +15,11 @@
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
 import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
-import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
+import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, traits } from './state';
+import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import type { Sweeper } from './state/session';
 import { after } from './cancel';
-import { idle, load, need, preloadAll, releaseViews } from './lazy';
+import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { BackgroundRunner } from './background';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
@@ -53,9 +54,6 @@ const lazySweeper: Sweeper = (job, onProgress) => after(load('sweep'), (m) => m.
 const lazyBackground: BackgroundRunner = (request, onProgress, onMode) =>
   after(load('background'), (m) => m.runInBackground(request, onProgress, onMode));
 
-/** The algorithms with a view of d2l's chapter (chapter.ts). */
-const CHAPTER_ALGORITHMS = ['bahdanau', 'positional_encoding', 'additive', 'full'];
-
 /** A scenario whose URL hash is longer than this is always written a moment later (encoding it
  * and replaceState with a long URL cost more than a frame's budget). */
 const LONG_HASH = 4096;
@@ -82,8 +80,9 @@ export class AttentionPlayground extends HTMLElement {
   #pitfallsOpen: boolean | null = null;
   #lastHash = '';
   #app: HTMLElement;
-  /** The Performer sweep starts by itself a moment after the inputs settle. */
-  #sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  /** What the algorithms' views (web/src/algorithms/) get of this element; their state by key. */
+  #host: ViewHost;
+  #owned = new Map<string, unknown>();
   /** d2l's chapter views (issue 9; chapter.ts, loaded on demand): Bahdanau training, complexity,
    * positional encoding, the 1/√d argument, additive features. */
   #chapter: ChapterViews | null = null;
@@ -95,6 +94,21 @@ export class AttentionPlayground extends HTMLElement {
     adoptStyles(this.#root);
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
+    const self = this;
+    this.#host = {
+      get session() { return self.#session!; },
+      get lang() { return self.#lang; },
+      root: this.#root,
+      redraw: () => this.#renderOutputs(),
+      update: () => this.#update('inputs'),
+      refocus: (key) => this.#refocus(key),
+      memo: (name, deps, build) => this.#memo(name, deps, build),
+      own: <T>(key: string, make: () => T): T => {
+        if (!this.#owned.has(key)) this.#owned.set(key, make());
+        return this.#owned.get(key) as T;
+      },
+      need: (loader) => needModule(loader, () => { if (this.#session) this.#renderOutputs(); }),
+    };
   }
 
   get #lang(): Lang {
@@ -226,7 +240,8 @@ export class AttentionPlayground extends HTMLElement {
       };
       const first = this.#initialScenario();
       setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
-      preloadAll();  // the other views' modules, in the background once the first trace is shown
+      // the other views' modules, in the background once the first trace is shown
+      preloadAll(PAGE_ALGORITHMS.flatMap((a) => [a.view, a.panelView].flatMap((v) => (v ? [v.load] : []))));
       if (this.hasAttribute('sync-hash')) window.addEventListener('hashchange', () => this.#fromHash());
       void Promise.resolve(first).then(() => this.#resolveReady());
     }, (e: unknown) => {
@@ -534,6 +549,7 @@ export class AttentionPlayground extends HTMLElement {
     session.invalid.clear();
     const lang = this.#lang;
     const s = session.scenario;
+    const own = algorithm(s.algorithm);
     const ctx = this.#ctx();
     const edited = (ok: boolean, change: Change = 'values') => this.#update(ok ? change : 'errors');
 
@@ -550,7 +566,7 @@ export class AttentionPlayground extends HTMLElement {
     if (mask) mask.hidden = !PROP['mask.kind'].applies(s);
 
     fill(this.#part('options'), [h('h2', { class: 'sub', text: t(lang, 'options') }),
-      ...propControls('options', ctx, s.algorithm === 'prob' ? ['seed'] : []), errorSlot('options')]);
+      ...propControls('options', ctx, own?.panelView ? ['seed'] : []), errorSlot('options')]);  // its panel has the seed
 
     const bar = this.#part('slice');
     const { B, H } = sliceSizes(s, session.trace);
@@ -571,7 +587,7 @@ export class AttentionPlayground extends HTMLElement {
 
     const prob = this.#part('prob');
     if (prob) {
-      prob.hidden = s.algorithm !== 'prob';
+      prob.hidden = !own?.panelView;
       fill(prob.querySelector<HTMLElement>('.prob-controls'), prob.hidden ? [] : probControls({ ctx,
         open: this.#pitfallsOpen ?? changedPitfalls(s).length > 0,
         onOpen: (open) => { this.#pitfallsOpen = open; },
@@ -595,26 +611,21 @@ export class AttentionPlayground extends HTMLElement {
     }
   }
 
-  /** The hint's button: opens the switches and moves the focus to the first one. */
-  #showPitfalls(): void {
-    const details = this.#root.querySelector<HTMLDetailsElement>('details.pitfalls');
-    if (!details) return;
-    details.open = true;
-    this.#pitfallsOpen = true;
-    details.querySelector<HTMLElement>('select, input')?.focus();
-  }
-
   /** A view's module once loaded; until then null, and the outputs are drawn again when it is. */
   #view<K extends Parameters<typeof need>[0]>(name: K) {
     return need(name, () => { if (this.#session) this.#renderOutputs(); });
   }
 
-  /** The chapter's views for the scenario and trace (none while chapter.ts loads). */
+  /** The chapter's views that go with the scenario's algorithm (none while chapter.ts loads). */
   #chapterViews(): HTMLElement[] {
+    const { trace, scenario: s } = this.#session!;
+    const chapter = algorithm(s.algorithm)?.chapter;
+    // a view of the trace's numbers waits for a trace of the scenario's algorithm
+    if (!chapter || (!chapter.first && trace?.algorithm !== s.algorithm)) return [];
     const m = this.#view('chapter');
     if (!m || !this.#engine || !this.#session) return [];
     this.#chapter ??= new m.ChapterViews(this.#engine, this.#session, () => this.#renderOutputs());
-    return this.#chapter.views(this.#lang);
+    return chapter.views(this.#chapter, this.#lang);
   }
 
   /** The results' heading, stale note and general error slot: made once per panel (the error
@@ -628,6 +639,7 @@ export class AttentionPlayground extends HTMLElement {
     const { trace, scenario: s, b } = session;
     const hh = session.h;
     const lang = this.#lang;
+    const own = trace ? algorithm(trace.algorithm) : undefined;
     const panel = this.#part('results');
     if (panel) {
       if (this.#resultsHead?.panel !== panel) {
@@ -639,18 +651,17 @@ export class AttentionPlayground extends HTMLElement {
       // each part built only when it is drawn: a part off screen is built and patched in idle time
       render(panel, () => {
         const nodes: (Node | LazyPart | null)[] = [...head];
-        const chapter = s.algorithm === 'bahdanau' || (trace && CHAPTER_ALGORITHMS.includes(trace.algorithm)) ? this.#chapterViews() : [];
-        if (s.algorithm === 'bahdanau') nodes.push(...chapter); // training shows before its trace
+        const chapter = this.#chapterViews();
+        const first = algorithm(s.algorithm)?.chapter?.first === true;
+        if (first) nodes.push(...chapter); // training shows before its trace
         if (trace) {
           nodes.push(lazyPart('cost', () => costLine(trace, lang)), lazyPart('warnings', () => warningList(trace, lang)));
-          if (trace.algorithm === 'nadaraya_watson') {
-            const m = this.#view('nadaraya');
-            if (m) nodes.push(lazyPart('nadaraya', () => m.nadarayaView({ trace, scenario: s, lang })));
-          }
-          if (s.algorithm !== 'bahdanau') nodes.push(...chapter);
+          const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
+          if (v?.part) nodes.push(lazyPart(v.part, () => v.render(this.#host.need(v.load), this.#host, trace)));
+          if (!first) nodes.push(...chapter);
           nodes.push(lazyPart('algorithm', () => {
-            const own = this.#algorithmView();
-            if (own || !hasExact(trace)) return own;
+            const mine = v && !v.part ? v.render(this.#host.need(v.load), this.#host, trace) : null;
+            if (mine || !hasExact(trace)) return mine;
             const m = this.#view('approx');
             return m ? m.approxPanel({ trace, lang, b, h: hh }) : null;
           }));
@@ -661,29 +672,12 @@ export class AttentionPlayground extends HTMLElement {
     }
     const body = this.#part('prob')?.querySelector<HTMLElement>('.prob-body') ?? null;
     if (body && !body.parentElement!.hidden) {
-      const prob = this.#view('prob');
-      const pitfalls = this.#view('pitfalls');
-      render(body, () => {
-        if (trace?.algorithm !== 'prob' || !prob || !pitfalls) return [];
-        const ref = session.reference;
-        return [
-          h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
-            text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${Number(s.seed ?? 0)})` }),
-          lazyPart('pitfalls', () => (ref
-            ? pitfalls.pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed: Number(s.seed ?? 0) })
-            : pitfalls.pitfallHint(lang, () => this.#showPitfalls()))),
-          lazyPart('steps', () => prob.probView({
-            trace, full: session.full, b, h: hh, lang,
-            factor: Number(s.factor ?? PROP.factor.default),
-            causal: (s.mask as Scenario | undefined)?.kind === 'causal',
-            causalInitial: String(s.causal_initial ?? PROP.causal_initial.default),
-            divisor: String(s.sparsity_divisor ?? PROP.sparsity_divisor.default),
-          }))];
-      });
+      const v = own?.panelView;
+      render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
-    this.#maybeSweep();
+    for (const a of PAGE_ALGORITHMS) a.afterRender?.(this.#host);
   }
 
   /** Views kept as they are drawn while what they show stays the same (by name). */
@@ -696,91 +690,6 @@ export class AttentionPlayground extends HTMLElement {
     const el = keep(build());
     this.#memos.set(name, { deps, el });
     return el;
-  }
-
-  /** The view of the algorithm's own story (sparse patterns, linear, Performer, ...), which shows
-   * its error against exact attention and its cost; null for the others (and while its module loads). */
-  #algorithmView(): HTMLElement | null {
-    const session = this.#session!;
-    const { trace, scenario: s, b } = session;
-    const lang = this.#lang;
-    if (!trace) return null;
-    if (trace.algorithm === 'full' && session.sparse) {
-      const m = this.#view('sparse');
-      if (!m) return h('p', { class: 'loading', text: t(lang, 'loading') });
-      const keys = { window: sparseKey(s, 'window'), dilation: sparseKey(s, 'dilation') };
-      // the same view while the patterns are the same (an edit of a value of q, k or v keeps them)
-      const patterns = session.sparse;
-      return this.#memo('sparse', [patterns, b, session.h, lang, session.sparseQuery, keys.window, keys.dilation], () => m.sparseView({
-        patterns, b, h: session.h, lang, query: session.sparseQuery, keys,
-        onParam: (param, value) => {
-          const structural = sparseKey(s, param) !== null;
-          session.setSparseParam(param, value);
-          if (structural) this.#update('inputs');
-          else this.#renderOutputs();
-          this.#refocus(`sparse.${param}`);
-        },
-        onQuery: (i) => { session.selectSparseQuery(i); this.#renderOutputs(); this.#refocus('sparse.query'); } }));
-    }
-    const hh = session.h;
-    if (trace.algorithm === 'flash') {
-      const m = this.#view('flash');
-      return m ? m.flashView({ trace, b, h: hh, lang, step: session.flashStep, full: session.exact, blockK: Number(s.block_k ?? PROP.block_k.default),
-        onStep: (step) => { session.flashStep = step; this.#renderOutputs(); this.#refocus('flash.step'); } }) : null;
-    }
-    if (trace.algorithm === 'linear') {
-      const m = this.#view('linear');
-      return m ? m.linearView({ trace, exact: session.exact, featureMap: String(s.feature_map ?? PROP.feature_map.default), b, h: hh, lang }) : null;
-    }
-    if (trace.algorithm === 'performer') {
-      const m = this.#view('performer');
-      if (!m) return null;
-      const part = h('div', { class: 'sweep', dataset: { part: 'sweep', field: 'sweep' } }, ...this.#sweepPart(m));
-      return m.performerView({ trace, exact: session.exact, b, h: hh, lang }, part);
-    }
-    if (trace.algorithm === 'linformer' || trace.algorithm === 'lsh' || trace.algorithm === 'pooling') {
-      const m = this.#view('reduced');
-      if (!m) return null;
-      const view = { linformer: m.linformerView, lsh: m.lshView, pooling: m.poolingView }[trace.algorithm];
-      return view({ trace, exact: session.exact, b, h: hh, lang, pool: s.pool, kernel: s.kernel, stride: s.stride });
-    }
-    return null;
-  }
-
-  // ---- the Performer sweep ----
-
-  #sweepPart(m: NonNullable<ReturnType<typeof need<'performer'>>>): HTMLElement[] {
-    const session = this.#session!;
-    return m.sweepPart({ sweep: session.sweep, lang: this.#lang, current: session.sweepCurrent, seeds: session.sweepSeeds,
-      onRun: () => this.#startSweep(), onCancel: () => { session.cancelSweep(); this.#renderSweep(); },
-      onSeeds: (n) => { session.sweepSeeds = n; this.#startSweep(); } });
-  }
-
-  /** Redraws the sweep's part only (a progress report: its bar and status line only). */
-  #renderSweep(): void {
-    flushPatches(); // a part waiting to be patched must not bring back an older progress
-    const part = this.#root.querySelector<HTMLElement>('[data-part="sweep"]');
-    const m = this.#view('performer');
-    if (!part || !m || m.sweepProgress(part, this.#session!.sweep, this.#lang)) return;
-    const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
-    fill(part, this.#sweepPart(m));
-    if (focused?.startsWith('sweep.')) this.#refocus(focused);
-  }
-
-  #startSweep(): void {
-    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
-    this.#sweepTimer = null;
-    this.#session!.startSweep(() => this.#renderSweep());
-    this.#renderSweep();
-  }
-
-  /** A sweep is due (new inputs of a small performer scenario): starts it once the edits pause. */
-  #maybeSweep(): void {
-    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
-    this.#sweepTimer = this.#session?.sweepDue ? setTimeout(() => {
-      this.#sweepTimer = null;
-      if (this.#session?.sweepDue) this.#startSweep();
-    }, 300) : null;
   }
 
   /** Keyboard focus back on a control of the results after they were drawn anew. */

@@ -1,16 +1,9 @@
-// The views only some algorithms need, loaded on demand (their own chunks in dist/assets), so the
+// The modules only some scenarios need, loaded on demand (their own chunks in dist/assets), so the
 // first load of the page is small (issue 8). `need(name)` gives the module once it is loaded;
 // before that it starts loading it and calls `onLoad` when it is there (the element re-renders).
+// An algorithm's views are loaders of its module (web/src/algorithms/<name>.ts): `needModule`.
 const LOADERS = {
-  prob: () => import('./views/prob'),
-  pitfalls: () => import('./views/pitfalls'),
-  nadaraya: () => import('./views/nadaraya'),
-  approx: () => import('./views/approx'),
-  sparse: () => import('./views/sparse'),
-  linear: () => import('./views/linear'),
-  performer: () => import('./views/performer'),
-  reduced: () => import('./views/reduced'),
-  flash: () => import('./views/flash'),
+  approx: () => import('./views/approx'), // the error against exact attention, for any approximation
   sweep: () => import('./sweep'),
   background: () => import('./background'), // training and long runs in a worker (state/long.ts)
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
@@ -21,22 +14,27 @@ const LOADERS = {
 export type LazyName = keyof typeof LOADERS;
 export type LazyModule<K extends LazyName> = Awaited<ReturnType<(typeof LOADERS)[K]>>;
 
-const loaded: Partial<{ [K in LazyName]: LazyModule<K> }> = {};
-const pending = new Map<LazyName, Promise<unknown>>();
+type Loader = () => Promise<unknown>;
+const loaded = new Map<Loader, unknown>();
+const pending = new Map<Loader, Promise<unknown>>();
+
+/** Loads a module through `loader` (once); resolves with it. */
+function loadWith<M>(loader: () => Promise<M>): Promise<M> {
+  if (loaded.has(loader)) return Promise.resolve(loaded.get(loader) as M);
+  let p = pending.get(loader) as Promise<M> | undefined;
+  if (!p) {
+    p = loader().then((m) => {
+      loaded.set(loader, m);
+      return m;
+    });
+    pending.set(loader, p);
+  }
+  return p;
+}
 
 /** Loads a view's module (once); resolves with it. */
 export function load<K extends LazyName>(name: K): Promise<LazyModule<K>> {
-  const have = loaded[name];
-  if (have) return Promise.resolve(have as LazyModule<K>);
-  let p = pending.get(name) as Promise<LazyModule<K>> | undefined;
-  if (!p) {
-    p = (LOADERS[name]() as Promise<LazyModule<K>>).then((m) => {
-      (loaded as Record<string, unknown>)[name] = m;
-      return m;
-    });
-    pending.set(name, p);
-  }
-  return p;
+  return loadWith(LOADERS[name] as () => Promise<LazyModule<K>>);
 }
 
 /** Resolves once every view module asked for so far has loaded (and its re-render has run),
@@ -53,44 +51,48 @@ export async function idle(): Promise<void> {
 /** Until the page's first trace is on screen, views ask (need) but nothing is fetched: the first
  * load is what the first trace shows (the maps), never a chunk that races it (issue 8). */
 let holding = true;
-const held: { name: LazyName; onLoad: () => void }[] = [];
+const held: { loader: Loader; onLoad: () => void }[] = [];
 let release: () => void = () => {};
 const released = new Promise<void>((resolve) => { release = resolve; });
 
-function fetchView(name: LazyName, onLoad: () => void): void {
-  load(name).then(onLoad, (e: unknown) => console.error(`attention-playground: could not load the ${name} view`, e));
+function fetchView(loader: Loader, onLoad: () => void): void {
+  loadWith(loader).then(onLoad, (e: unknown) => console.error('attention-playground: could not load a view', e));
 }
 
 /** The first trace is on screen (element.ts): the views asked for meanwhile load now. */
 export function releaseViews(): void {
   if (!holding) return;
   holding = false;
-  for (const { name, onLoad } of held.splice(0)) fetchView(name, onLoad);
+  for (const { loader, onLoad } of held.splice(0)) fetchView(loader, onLoad);
   release();
 }
 
-/** The module if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
-export function need<K extends LazyName>(name: K, onLoad: () => void): LazyModule<K> | null {
-  const have = loaded[name];
-  if (have) return have as LazyModule<K>;
-  if (holding) held.push({ name, onLoad });
-  else fetchView(name, onLoad);
+/** The module `loader` loads, if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
+export function needModule<M>(loader: () => Promise<M>, onLoad: () => void): M | null {
+  if (loaded.has(loader)) return loaded.get(loader) as M;
+  if (holding) held.push({ loader, onLoad });
+  else fetchView(loader, onLoad);
   return null;
 }
 
+/** The module `name` if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
+export function need<K extends LazyName>(name: K, onLoad: () => void): LazyModule<K> | null {
+  return needModule(LOADERS[name] as () => Promise<LazyModule<K>>, onLoad);
+}
+
 /**
- * After the first trace is on screen, fetch every view module in the background, one after the
+ * After the first trace is on screen, fetch every view module (`views`: the algorithms') in the background, one after the
  * other, so that later edits and algorithm switches render at once instead of waiting for a chunk
  * (the first load stays small: nothing here runs before the first trace is shown).
  */
 let preloading = false;
-export function preloadAll(): void {
+export function preloadAll(views: readonly Loader[] = []): void {
   if (preloading) return;
   preloading = true;
-  const names = Object.keys(LOADERS) as LazyName[];
+  const loaders = [...views, ...Object.values(LOADERS)];
   const next = (i: number): void => {
-    if (i >= names.length) return;
-    load(names[i]).then(() => next(i + 1), () => next(i + 1));
+    if (i >= loaders.length) return;
+    loadWith(loaders[i]).then(() => next(i + 1), () => next(i + 1));
   };
   // a little after the first trace, when the page is idle
   setTimeout(() => {

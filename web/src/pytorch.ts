@@ -11,11 +11,13 @@
 // generator (rng.ts, core/rng.hpp's streams).
 
 import { Rng, RNG_STREAM } from './rng';
+import { algorithm as algorithmModule } from './algorithms';
 import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
 import TSLIB_PY from '../../tests/fixtures/reference/tslib.py?raw';
 import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
 import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
+import PLAYGROUND_PY from '../../tests/fixtures/reference/playground.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -24,9 +26,6 @@ type Dict = Record<string, Json>;
 function fail(message: string): never {
   throw Object.assign(new Error(`export: ${message}`), { field: 'kind' });
 }
-
-export const PYTORCH_ALGORITHMS = ['full', 'multihead', 'additive', 'nadaraya_watson', 'positional_encoding', 'prob',
-  'flash', 'linear', 'performer', 'linformer', 'lsh', 'pooling', 'bahdanau'] as const;
 
 // ---- Python literals ----
 
@@ -107,35 +106,13 @@ const D2L_ADDITIVE = `
 
 const D2L_MULTIHEAD = '\n' + snippet(D2L_PY, 'd2l_multihead') + '\n';
 
-/** The playground's masks on d2l's (batch, queries, keys) scores: masked_fill on the scaled scores. */
-const MASKED_DOT = `
-class MaskedDotProductAttention(nn.Module):
-    """DotProductAttention with a boolean mask (True: key allowed) instead of valid_lens: the scaled
-    scores masked_fill-ed with \`fill\` (SPEC §2), torch.softmax; under fill -inf a row with no allowed
-    key gets zero weights and zero context (docs/semantics.md). (The playground's extension of d2l.)"""
-    def __init__(self, allowed, fill, scale):
-        super().__init__()
-        self.allowed, self.fill, self.scale = allowed, fill, scale
-
-    def forward(self, queries, keys, values, valid_lens=None):
-        scores = torch.bmm(queries, keys.transpose(1, 2)) * self.scale
-        self.attention_weights = torch.softmax(scores.masked_fill(~self.allowed, self.fill), dim=-1)
-        if self.fill == float('-inf'):
-            empty = ~self.allowed.any(dim=-1, keepdim=True)
-            self.attention_weights = self.attention_weights.masked_fill(empty, 0.0)
-        return torch.bmm(self.attention_weights, values)
-`;
-
-const LINEAR_HELPER = `
-def linear(weight, bias=None):
-    """nn.Linear holding the given weight (out, in) and bias (torch's layout)."""
-    layer = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
-    with torch.no_grad():
-        layer.weight.copy_(weight)
-        if bias is not None:
-            layer.bias.copy_(bias)
-    return layer
-`;
+/** The playground's own reference code (tests/fixtures/reference/playground.py): its masks on any
+ * attention, other kernels, heads in order, the flash loop, pooled and hashed keys. */
+const playground = (name: string) => `\n# the playground's (tests/fixtures/reference/playground.py)\n${snippet(PLAYGROUND_PY, `playground_${name}`)}\n`;
+const MASK = playground('mask');
+const MASKED_DOT = playground('masked_dot');
+const HEADS = playground('heads');
+const LINEAR_HELPER = playground('linear');
 
 const TSLIB_FULL = `# Time-Series-Library, layers/SelfAttention_Family.py and utils/masking.py
 # (tests/fixtures/reference/tslib.py)
@@ -182,21 +159,7 @@ const D2L_NW = `# d2l (zh), chapter "注意力汇聚:Nadaraya-Watson 核回归" 
 # d2l (current edition), "Attention Pooling by Similarity"
 ` + snippet(D2L_PY, 'd2l_nw_kernels') + '\n';
 
-const NW_KERNEL_MODULE = `
-
-class NWKernel(nn.Module):
-    """NWKernelRegression with another kernel of u = (query - key) * w (the playground's extension)."""
-    def __init__(self, kernel):
-        super().__init__()
-        self.kernel = kernel
-        self.w = nn.Parameter(torch.ones((1,), requires_grad=True))
-
-    def forward(self, queries, keys, values):
-        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
-        k = self.kernel((queries - keys) * self.w)
-        self.attention_weights = k / k.sum(dim=1, keepdim=True)
-        return torch.bmm(self.attention_weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
-`;
+const NW_TRAIN = playground('nw');
 
 const D2L_PE = `# d2l (zh), chapter "自注意力和位置编码" (tests/fixtures/reference/d2l.py)
 ` + snippet(D2L_PY, 'd2l_pe') + "\n";
@@ -208,7 +171,7 @@ const SOFTMAX_KERNEL = '\n\n' + snippet(PERFORMER_PY, 'softmax_kernel') + '\n';
 
 // ---- per algorithm ----
 
-interface Snippet {
+export interface Snippet {
   /** Where the reference code comes from (the header names it). */
   source: string;
   /** numpy / math needed besides torch. */
@@ -243,34 +206,21 @@ function fillOf(mask: Dict): number {
   return fill === '-inf' ? -Infinity : Number(fill);
 }
 
-/** Python lines building `allowed` (B, L_Q, L_K) booleans from the scenario's mask (SPEC §2). */
-function allowedLines(mask: Dict): string[] {
-  const kind = String(mask.kind ?? 'none');
-  const lines = ['# the mask (SPEC §2): allowed[b, i, j] is whether query i may attend to key j',
-    'i, j = torch.arange(L_Q)[:, None], torch.arange(L_K)[None, :]'];
-  let expr: string;
-  switch (kind) {
-    case 'none': expr = 'torch.ones(L_Q, L_K, dtype=torch.bool)'; break;
-    case 'causal': expr = 'j <= i'; break;
-    case 'local': expr = `(i - j).abs() <= ${pyNum(mask.window)}`; break;
-    case 'atrous': expr = `(i - j).abs() % ${pyNum(mask.dilation)} == 0`; break;
-    case 'strided': expr = `((i - j).abs() <= ${pyNum(mask.window)}) | ((i - j).abs() % ${pyNum(mask.stride)} == 0)`; break;
-    case 'explicit': lines.push(assign('allowed', mask.allowed, 'bool')); expr = 'allowed'; break;
-    case 'valid_lens': {
-      const lens = nested(mask.valid_lens);
-      lines.push(assign('valid_lens', lens, 'long', "d2l's valid lengths"));
-      expr = shapeOf(lens).length === 1 ? 'j[None] < valid_lens[:, None, None]' : 'j[None] < valid_lens[:, :, None]';
-      break;
-    }
-    default: fail(`copy as PyTorch does not know the mask kind "${kind}"`);
-  }
-  const causal = mask.causal === true && kind !== 'explicit' && kind !== 'valid_lens' && kind !== 'causal';
-  if (causal) expr = `(${expr}) & (j <= i)`;
-  lines.push(`allowed = (${expr}).expand(B, L_Q, L_K)${causal ? '  # "causal": true: also j <= i' : ''}`);
-  return lines;
+/** A JSON value as a Python literal (dicts, lists, numbers, strings, booleans, None). */
+function pyValue(v: Json): string {
+  v = nested(v);
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(pyValue).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v as Dict).map(([k, x]) => `${JSON.stringify(k)}: ${pyValue(x)}`).join(', ')}}`;
+  return pyNum(v);
 }
 
-const fillPy = (fill: number): string => pyNum(fill);
+/** The scenario's mask (SPEC §2) as playground.py's allowed (B, L_Q, L_K) and fill (MASK's code). */
+function maskLines(mask: Dict): string[] {
+  return [`mask = ${pyValue(mask)}`, 'allowed = allowed_matrix(mask, B, L_Q, L_K)  # allowed[b, i, j]: query i may attend to key j',
+    'fill = mask_fill(mask)'];
+}
 
 /** q, k, v inputs in the reference layout (B, L, H, E). */
 function qkv(scn: Dict, trace: Dict, names = ['q', 'k', 'v']): string[] {
@@ -278,7 +228,7 @@ function qkv(scn: Dict, trace: Dict, names = ['q', 'k', 'v']): string[] {
   return names.map((n) => assign(n, scenarioTensor(scn, trace, n), 'float64', notes[n]));
 }
 
-function fullSnippet(scn: Dict, trace: Dict): Snippet {
+export function fullSnippet(scn: Dict, trace: Dict): Snippet {
   const q = shapeOf(scenarioTensor(scn, trace, 'q')), k = shapeOf(scenarioTensor(scn, trace, 'k'));
   const mask = (scn.mask ?? { kind: 'none' }) as Dict;
   const kind = mask.kind ?? 'none';
@@ -298,23 +248,21 @@ function fullSnippet(scn: Dict, trace: Dict): Snippet {
         'context, weights = attention(q, k, v, None)  # context (B, L_Q, H, D), weights (B, H, L_Q, L_K)'],
     };
   }
-  const toHeads = ['# d2l\'s layout: (B, L, H, E) -> (B*H, L, E), batch-major as transpose_qkv',
-    'to_heads = lambda x: x.permute(0, 2, 1, 3).reshape(B * H, x.shape[1], x.shape[3])'];
-  const back = 'context = context.reshape(B, H, L_Q, -1).permute(0, 2, 1, 3)  # (B, L_Q, H, D) as the trace';
+  const back = 'context = from_heads(context, B, H)  # (B, L_Q, H, D) as the trace';
   if (kind === 'valid_lens' && fill === -1e6) {
     const lens = nested(mask.valid_lens);
     inputs.push(assign('valid_lens', lens, 'long', "d2l's valid lengths"));
-    const run = [...toHeads, 'lens = torch.repeat_interleave(valid_lens, repeats=H, dim=0)  # as MultiHeadAttention does'];
+    const run = ["# d2l's layout (B*H, L, E), batch-major as transpose_qkv", 'lens = torch.repeat_interleave(valid_lens, repeats=H, dim=0)  # as MultiHeadAttention does'];
     if (scale === undefined) {
       return {
-        source: "d2l's DotProductAttention and masked_softmax", code: [D2L_MASKED_SOFTMAX, D2L_DOT], inputs, main: 'context',
+        source: "d2l's DotProductAttention and masked_softmax", code: [D2L_MASKED_SOFTMAX, D2L_DOT, HEADS], inputs, main: 'context',
         run: [...run, 'attention = DotProductAttention(dropout=0.0).eval()',
           'context = attention(to_heads(q), to_heads(k), to_heads(v), lens)', back,
           'weights = attention.attention_weights.reshape(B, H, L_Q, L_K)'],
       };
     }
     return {
-      source: "d2l's masked_softmax on the scaled scores", code: [D2L_MASKED_SOFTMAX], inputs, main: 'context',
+      source: "d2l's masked_softmax on the scaled scores", code: [D2L_MASKED_SOFTMAX, HEADS], inputs, main: 'context',
       run: [...run, 'scores = scale * torch.bmm(to_heads(q), to_heads(k).transpose(1, 2))',
         'weights = masked_softmax(scores, lens)', 'context = torch.bmm(weights, to_heads(v))', back,
         'weights = weights.reshape(B, H, L_Q, L_K)'],
@@ -322,47 +270,29 @@ function fullSnippet(scn: Dict, trace: Dict): Snippet {
   }
   return {
     source: "d2l's DotProductAttention with the playground's boolean mask (masked_fill on the scaled scores)",
-    code: [MASKED_DOT], inputs: [...inputs, ...allowedLines(mask), `fill = ${fillPy(fill)}`], main: 'context',
-    run: [...toHeads, 'attention = MaskedDotProductAttention(torch.repeat_interleave(allowed, repeats=H, dim=0), fill, scale).eval()',
+    code: [MASK, HEADS, MASKED_DOT], inputs: [...inputs, ...maskLines(mask)], main: 'context',
+    run: ["# d2l's layout (B*H, L, E), batch-major as transpose_qkv", 'attention = MaskedDotProductAttention(torch.repeat_interleave(allowed, repeats=H, dim=0), fill, scale).eval()',
       'context = attention(to_heads(q), to_heads(k), to_heads(v))', back,
       'weights = attention.attention_weights.reshape(B, H, L_Q, L_K)'],
   };
 }
 
-function flashSnippet(scn: Dict, trace: Dict): Snippet {
+export function flashSnippet(scn: Dict, trace: Dict): Snippet {
   const mask = (scn.mask ?? { kind: 'none' }) as Dict;
   const inputs = qkv(scn, trace);
   inputs.push('B, L_Q, H, E = q.shape', 'L_K, D = k.shape[1], v.shape[3]');
   inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)');
   const bk = isNum(trace.block_k) ? trace.block_k : isNum(scn.block_k) ? scn.block_k : (shapeOf(scenarioTensor(scn, trace, 'k'))[1] <= 16 ? 2 : 64);
   inputs.push(`block_k = ${pyNum(bk)}  # keys per block (block_q orders the work, changes no number)`);
-  inputs.push(...allowedLines(mask), `fill = ${fillPy(fillOf(mask))}`);
+  inputs.push(...maskLines(mask));
   return {
-    source: "FlashAttention's online softmax, tile by tile (tests/fixtures/generate.py's reference_flash)", code: [], inputs, main: 'context',
-    run: [
-      '# masked keys take the fill, or are skipped when it is -inf (exp gives 0), as full attention',
-      's_all = (scale * torch.einsum("blhe,bshe->bhls", q, k)).masked_fill(~allowed[:, None], fill)',
-      'm = torch.full((B, H, L_Q), float(\'-inf\'))  # running max',
-      'l = torch.zeros(B, H, L_Q)                  # running sum',
-      'O = torch.zeros(B, H, L_Q, D)               # unnormalised context',
-      'vt = v.permute(0, 2, 1, 3)  # (B, H, L_K, D)',
-      'for t in range((L_K + block_k - 1) // block_k):',
-      '    s = s_all[..., t * block_k:(t + 1) * block_k]',
-      '    m_new = torch.maximum(m, s.max(dim=-1).values)',
-      "    alpha = torch.where(m == float('-inf'), torch.zeros_like(m), torch.exp(m - m_new))",
-      "    p = torch.where(m_new[..., None] == float('-inf'), torch.zeros_like(s), torch.exp(s - m_new[..., None]))",
-      '    l = alpha * l + p.sum(dim=-1)',
-      '    O = alpha[..., None] * O + p @ vt[:, :, t * block_k:(t + 1) * block_k]',
-      '    m = m_new',
-      '    print(f"after key block {t}: running max {m.flatten().tolist()}")',
-      '# a row that saw no allowed key (fill -inf) keeps zero context',
-      'context = torch.where(l[..., None] > 0, O / l.clamp(min=1e-300)[..., None], torch.zeros_like(O))',
-      'context = context.permute(0, 2, 1, 3)  # (B, L_Q, H, D) as the trace',
-    ],
+    source: "FlashAttention's online softmax, tile by tile (playground.py's flash_attention, as the fixtures)", code: [MASK, playground('flash')],
+    inputs, main: 'context',
+    run: ['context, steps = flash_attention(q, k, v, allowed, fill, scale, block_k, log=print)  # (B, L_Q, H, D)'],
   };
 }
 
-function additiveSnippet(scn: Dict, trace: Dict): Snippet {
+export function additiveSnippet(scn: Dict, trace: Dict): Snippet {
   const W = (scn.weights ?? {}) as Dict;
   const get = (n: string) => nested(W[n] ?? fromTrace(trace, n));
   const mask = (scn.mask ?? { kind: 'none' }) as Dict;
@@ -392,8 +322,8 @@ function additiveSnippet(scn: Dict, trace: Dict): Snippet {
     };
   }
   return {
-    source: "d2l's AdditiveAttention's scores with the playground's boolean mask (masked_fill, softmax)", code, main: 'context',
-    inputs: [...inputs, ...allowedLines(mask), `fill = ${fillPy(fill)}`],
+    source: "d2l's AdditiveAttention's scores with the playground's boolean mask (masked_fill, softmax)", code: [...code, MASK], main: 'context',
+    inputs: [...inputs, ...maskLines(mask)],
     run: [...setup, 'with torch.no_grad():',
       '    features = torch.tanh(attention.W_q(queries).unsqueeze(2) + attention.W_k(keys).unsqueeze(1))',
       '    scores = attention.w_v(features).squeeze(-1)  # (B, L_Q, L_K), as AdditiveAttention.forward',
@@ -420,7 +350,7 @@ function probChanges(scn: Dict, trace: Dict, B: number, H: number, L_Q: number, 
   else if (U_part === 1) changes.squeeze = '        Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze(-2)  # CHANGED: .squeeze() would drop U_part = 1 too';
   if (scn.sparsity_divisor === 'U_part') changes.M = '        M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), sample_k)  # CHANGED: "sparsity_divisor": "U_part"';
   if (scn.causal_initial === 'mean') changes.cumsum = '            contex = V.cumsum(dim=-2) / torch.arange(1, L_V + 1)[:, None]  # CHANGED: "causal_initial": "mean"';
-  if (fill !== -Infinity) changes.fill = `            scores.masked_fill_(attn_mask.mask, ${fillPy(fill)})  # CHANGED: the scenario's fill`;
+  if (fill !== -Infinity) changes.fill = `            scores.masked_fill_(attn_mask.mask, ${pyNum(fill)})  # CHANGED: the scenario's fill`;
   const top = scn.top_index !== undefined ? nested(scn.top_index) : null;
   if (top) {
     inputs.push(assign('top_index', top, 'long', 'the selected queries, given (no ranking by M)'));
@@ -450,7 +380,7 @@ function tieAtCut(trace: Dict): boolean {
   }));
 }
 
-function probSnippet(scn: Dict, trace: Dict): Snippet {
+export function probSnippet(scn: Dict, trace: Dict): Snippet {
   const [B, L_Q, H] = shapeOf(scenarioTensor(scn, trace, 'q'));
   const L_K = shapeOf(scenarioTensor(scn, trace, 'k'))[1];
   if (L_K < 2 || L_Q < 2) fail('copy as PyTorch: the reference ProbAttention raises (or updates no query) at L = 1; use L_Q, L_K >= 2');
@@ -472,7 +402,7 @@ function probSnippet(scn: Dict, trace: Dict): Snippet {
   };
 }
 
-function multiheadSnippet(scn: Dict, trace: Dict): Snippet {
+export function multiheadSnippet(scn: Dict, trace: Dict): Snippet {
   const W = (scn.weights ?? {}) as Dict;
   const weight = (n: string) => nested(W[n] ?? fromTrace(trace, n));
   const bias = (n: string): Json | null => nested(W[n] ?? scn[n] ?? trace[n] ?? null) as Json | null;
@@ -505,15 +435,7 @@ function multiheadSnippet(scn: Dict, trace: Dict): Snippet {
     const oa = scn.output_attention === true;
     return {
       source: "Time-Series-Library's AttentionLayer with Informer's ProbAttention (heads concatenated in order)", numpy: true,
-      code: [TSLIB_FULL, TSLIB_LAYER, '\n\n' + PROB_MASK, probAttentionSource(changes), `
-
-class ProbAttentionHeadsInOrder(ProbAttention):
-    """SPEC §2: the heads concatenated in order. TSLib's ProbAttention returns (B, H, L, D), which
-    AttentionLayer's out.view(B, L, -1) would scramble; Informer's own returns context.transpose(2, 1)."""
-    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
-        context, attn = super().forward(queries, keys, values, attn_mask)
-        return context.transpose(2, 1).contiguous(), attn
-`, LINEAR_HELPER],
+      code: [TSLIB_FULL, TSLIB_LAYER, '\n\n' + PROB_MASK, probAttentionSource(changes), playground('heads_in_order'), LINEAR_HELPER],
       inputs: [...inputs, ...pIn, ...notes], main: 'output',
       run: [`attention = ProbAttentionHeadsInOrder(mask_flag=${causal ? 'True' : 'False'}, factor=${pyNum(scn.factor ?? 5)}, scale=${scn.scale !== undefined ? pyNum(scn.scale) : 'None'}, attention_dropout=0.0, output_attention=${oa ? 'True' : 'False'})`,
         ...attrs,
@@ -535,15 +457,15 @@ class ProbAttentionHeadsInOrder(ProbAttention):
     run.push('attention.eval()', 'with torch.no_grad():', `    output = attention(queries, keys, values, ${kind === 'valid_lens' ? 'valid_lens' : 'None'})  # (B, L_Q, num_hiddens)`);
     return { source: "d2l's MultiHeadAttention", code: [D2L_MASKED_SOFTMAX, D2L_DOT, D2L_MULTIHEAD, LINEAR_HELPER], inputs, run, main: 'output' };
   }
-  inputs.push(...allowedLines(mask), `fill = ${fillPy(fill)}`);
+  inputs.push(...maskLines(mask));
   inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(W_q.shape[0] // num_heads)  # 1/sqrt(d_head), as d2l');
   run.push('# each head attends with the playground\'s mask (the same for every head, d2l\'s repeat_interleave)',
     'attention.attention = MaskedDotProductAttention(torch.repeat_interleave(allowed, repeats=num_heads, dim=0), fill, scale)',
     'attention.eval()', 'with torch.no_grad():', '    output = attention(queries, keys, values, None)  # (B, L_Q, num_hiddens)');
-  return { source: "d2l's MultiHeadAttention with the playground's boolean mask", code: [D2L_MASKED_SOFTMAX, D2L_DOT, D2L_MULTIHEAD, MASKED_DOT, LINEAR_HELPER], inputs, run, main: 'output' };
+  return { source: "d2l's MultiHeadAttention with the playground's boolean mask", code: [D2L_MASKED_SOFTMAX, D2L_DOT, D2L_MULTIHEAD, MASK, MASKED_DOT, LINEAR_HELPER], inputs, run, main: 'output' };
 }
 
-function nadarayaSnippet(scn: Dict, trace: Dict): Snippet {
+export function nadarayaSnippet(scn: Dict, trace: Dict): Snippet {
   const kernel = String(scn.kernel ?? 'gaussian');
   const fn = ({ gaussian: 'gaussian', boxcar: 'boxcar', constant: 'constant', epanechnikov: 'epanechikov' } as Record<string, string>)[kernel];
   if (!fn) fail(`copy as PyTorch does not know the kernel "${kernel}"`);
@@ -552,40 +474,20 @@ function nadarayaSnippet(scn: Dict, trace: Dict): Snippet {
     assign('y_train', nested(scn.y_train ?? fromTrace(trace, 'y_train')), 'float64', 'values'),
     assign('x_query', nested(scn.x_query ?? fromTrace(trace, 'x_query')), 'float64', 'queries'),
     `w = ${pyNum(scn.w ?? 1)}`];
-  const code = [D2L_NW];
   const run: string[] = [];
   const train = scn.train as Dict | undefined;
   if (train) {
-    if (kernel !== 'gaussian') code.push(NW_KERNEL_MODULE);
     inputs.push(`epochs, lr = ${pyNum(train.epochs)}, ${pyNum(train.lr)}`);
-    run.push("# d2l's training: every training point a query of the others (leave-one-out), MSELoss, SGD",
-      kernel === 'gaussian' ? 'net = NWKernelRegression()' : `net = NWKernel(${fn})`,
+    run.push(kernel === 'gaussian' ? 'net = NWKernelRegression()' : `net = NWKernel(${fn})`,
       'with torch.no_grad():', '    net.w.copy_(torch.tensor([w]))',
-      'n_train = len(x_train)',
-      'X_tile = x_train.repeat((n_train, 1))',
-      'Y_tile = y_train.repeat((n_train, 1))',
-      'keys = X_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1))',
-      'values = Y_tile[(1 - torch.eye(n_train)).type(torch.bool)].reshape((n_train, -1))',
-      "loss = nn.MSELoss(reduction='none')",
-      'trainer = torch.optim.SGD(net.parameters(), lr=lr)',
-      'for epoch in range(epochs):',
-      '    trainer.zero_grad()',
-      '    l = loss(net(x_train, keys, values), y_train)',
-      '    l.sum().backward()',
-      '    trainer.step()',
-      "    print(f'epoch {epoch + 1}, loss {float(l.sum()):.6f}')",
+      'losses, ws = nw_train(net, x_train, y_train, epochs, lr, log=print)',
       'w = net.w.detach()[0]');
   }
-  run.push(`y_hat, attention_w = nadaraya_watson(x_train, y_train, x_query, lambda x: ${fn}(x * w))`,
-    'weights = attention_w.T  # (queries, keys)',
-    '# a query with no key in reach (0 / 0 in d2l): zero weights and y_hat 0, as the playground',
-    'empty = ~torch.isfinite(weights).all(dim=1)',
-    'weights = weights.masked_fill(empty[:, None], 0.0)',
-    'y_hat = y_hat.masked_fill(empty, 0.0)');
-  return { source: "d2l's Nadaraya-Watson kernel regression", code, inputs, run, main: 'y_hat' };
+  run.push(`y_hat, weights = nw_predict(x_train, y_train, x_query, ${fn}, w)  # weights (queries, keys)`);
+  return { source: "d2l's Nadaraya-Watson kernel regression", code: [D2L_NW, NW_TRAIN], inputs, run, main: 'y_hat' };
 }
 
-function positionalSnippet(scn: Dict): Snippet {
+export function positionalSnippet(scn: Dict): Snippet {
   return {
     source: "d2l's PositionalEncoding", code: [D2L_PE], main: 'P',
     inputs: [`num_steps, encoding_dim = ${pyNum(scn.num_steps)}, ${pyNum(scn.encoding_dim)}`, `base = ${pyNum(scn.base ?? 10000)}`],
@@ -595,27 +497,18 @@ function positionalSnippet(scn: Dict): Snippet {
   };
 }
 
-function linearSnippet(scn: Dict, trace: Dict): Snippet {
+export function linearSnippet(scn: Dict, trace: Dict): Snippet {
   const fm = String(scn.feature_map ?? 'elu1');
   const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
-  const features: Record<string, string[]> = {
-    elu1: ['# Katharopoulos et al.: phi(x) = elu(x) + 1', 'phi_q, phi_k = F.elu(q) + 1, F.elu(k) + 1'],
-    relu: ['phi_q, phi_k = F.relu(q), F.relu(k)'],
-    cosine1: ['# sim = 1 + cos(q, k) as the features [1, x / |x|]',
-      'unit = lambda x: torch.cat([torch.ones_like(x[..., :1]), x / x.norm(dim=-1, keepdim=True)], dim=-1)',
-      'phi_q, phi_k = unit(q), unit(k)'],
-    softmax_qk: ['# softmax_1(Q) over E, softmax_2(K) over L_K (no further normalisation)',
-      'phi_q, phi_k = torch.softmax(q, dim=-1), torch.softmax(k, dim=1)'],
-  };
-  if (!features[fm]) fail(`copy as PyTorch does not know the feature map "${fm}"`);
   return {
-    source: "kernel (linear) attention as performer-pytorch's linear_attention writes it", code: [KERNEL_LINEAR], main: 'context',
+    source: "kernel (linear) attention as performer-pytorch's linear_attention writes it", code: [KERNEL_LINEAR, playground('features')], main: 'context',
     inputs: qkv(scn, trace),
-    run: [...features[fm], `context, den = kernel_linear_attention(phi_q, phi_k, v, causal=${causal ? 'True' : 'False'}, normalise=${fm === 'softmax_qk' ? 'False' : 'True'})  # (B, L_Q, H, D)`],
+    run: [`phi_q, phi_k = feature_maps(${JSON.stringify(fm)}, q, k)`,
+      `context, den = kernel_linear_attention(phi_q, phi_k, v, causal=${causal ? 'True' : 'False'}, normalise=${fm === 'softmax_qk' ? 'False' : 'True'})  # (B, L_Q, H, D)`],
   };
 }
 
-function performerSnippet(scn: Dict, trace: Dict): Snippet {
+export function performerSnippet(scn: Dict, trace: Dict): Snippet {
   const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
   const proj = nested(scn.projection ?? fromTrace(trace, 'projection'));
   return {
@@ -629,58 +522,37 @@ function performerSnippet(scn: Dict, trace: Dict): Snippet {
   };
 }
 
-function linformerSnippet(scn: Dict, trace: Dict): Snippet {
+export function linformerSnippet(scn: Dict, trace: Dict): Snippet {
   const drawn = scn.E_proj === undefined ? ' (drawn from the seed)' : '';
   return {
-    source: "Linformer as lucidrains/linformer writes it (sequence projections by einsum, softmax attention)", code: [], main: 'context',
+    source: "Linformer as lucidrains/linformer writes it (sequence projections by einsum, softmax attention)", code: [playground('linformer')], main: 'context',
     inputs: [...qkv(scn, trace), assign('E_proj', nested(scn.E_proj ?? fromTrace(trace, 'E_proj')), 'float64', `(k, L_K)${drawn}`),
       assign('F_proj', nested(scn.F_proj ?? fromTrace(trace, 'F_proj')), 'float64', '(k, L_K)'),
       scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(q.shape[-1])'],
-    run: ['keys = torch.einsum("bnhe,kn->bkhe", k, E_proj)  # (B, k, H, E)',
-      'values = torch.einsum("bnhd,kn->bkhd", v, F_proj)',
-      'scores = scale * torch.einsum("blhe,bkhe->bhlk", q, keys)',
-      'weights = torch.softmax(scores, dim=-1)',
-      'context = torch.einsum("bhlk,bkhd->blhd", weights, values)  # (B, L_Q, H, D)'],
+    run: ['keys, values, scores, weights, context = linformer_attention(q, k, v, E_proj, F_proj, scale)  # context (B, L_Q, H, D)'],
   };
 }
 
-function lshSnippet(scn: Dict, trace: Dict): Snippet {
-  const dup = scn.allow_duplicate_attention === false;
+export function lshSnippet(scn: Dict, trace: Dict): Snippet {
   const drawn = scn.rotations === undefined ? ': drawn from the seed' : '';
   return {
-    source: "LSH attention (Reformer's hash, shared QK), written densely as tests/fixtures/generate.py's reference_lsh", code: [], main: 'context',
+    source: "LSH attention (Reformer's hash, shared QK), written densely as the fixtures' reference (playground.py)", code: [playground('lsh')], main: 'context',
     inputs: [...qkv(scn, trace, ['q', 'v']), assign('rotations', nested(scn.rotations ?? fromTrace(trace, 'rotations')), 'float64', `(n_hashes, E, n_buckets / 2)${drawn}`),
       'B, L, H, E = q.shape',
       scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)'],
-    run: ['# the hash: bucket = argmax([qR, -qR]) per round; the keys are the queries (shared QK)',
-      'rotated = torch.einsum("blhe,rec->rbhlc", q, rotations)',
-      'buckets = torch.argmax(torch.cat([rotated, -rotated], dim=-1), dim=-1)  # (n_hashes, B, H, L)',
-      'scores = scale * torch.einsum("blhe,bjhe->bhlj", q, q)',
-      'same = buckets[..., :, None] == buckets[..., None, :]  # (n_hashes, B, H, L, L): j in i\'s bucket',
-      ...(dup ? ['# "allow_duplicate_attention": false: each round\'s scores lose log N_ij, the rounds in which i and j share a bucket',
-        'scores = scores - torch.log(same.sum(0).clamp(min=1).to(torch.float64))'] : []),
-      "masked = scores[None].masked_fill(~same, float('-inf'))",
-      'round_logsumexp = torch.logsumexp(masked, dim=-1)',
-      'round_context = torch.einsum("rbhlj,bjhd->rblhd", torch.softmax(masked, dim=-1), v)',
-      '# the rounds combined by the softmax over rounds of their logsumexp',
-      'round_weights = torch.softmax(round_logsumexp, dim=0)',
-      'context = torch.einsum("rbhl,rblhd->blhd", round_weights, round_context)  # (B, L, H, D)'],
+    run: [`result = lsh_attention(q, v, rotations, scale, allow_duplicate_attention=${scn.allow_duplicate_attention === false ? 'False' : 'True'})`,
+      'context = result["context"]  # (B, L, H, D)'],
   };
 }
 
-function poolingSnippet(scn: Dict, trace: Dict): Snippet {
+export function poolingSnippet(scn: Dict, trace: Dict): Snippet {
   const kernel = Number(scn.kernel), stride = Number(scn.stride ?? kernel);
   const pool = scn.pool === 'max' ? 'max' : 'avg';
   if (scn.scale === 0) fail('copy as PyTorch: TSLib\'s FullAttention reads scale 0 as "not given"');
   return {
-    source: `torch's ${pool}_pool1d over the sequence, then Time-Series-Library's FullAttention`, numpy: true, code: [TSLIB_FULL], main: 'context',
-    inputs: [...qkv(scn, trace), `kernel, stride = ${kernel}, ${stride}`],
-    run: ['def pool_seq(x):  # (B, L, H, F) -> (B, L\', H, F), pooled along L (no padding)',
-      '    B, L, H, F_ = x.shape',
-      `    y = nn.functional.${pool}_pool1d(x.permute(0, 2, 3, 1).reshape(B, H * F_, L), kernel, stride)`,
-      '    return y.reshape(B, H, F_, -1).permute(0, 3, 1, 2)',
-      '',
-      'pooled_k, pooled_v = pool_seq(k), pool_seq(v)',
+    source: `torch's ${pool}_pool1d over the sequence, then Time-Series-Library's FullAttention`, numpy: true, code: [TSLIB_FULL, playground('pool')], main: 'context',
+    inputs: [...qkv(scn, trace), `pool, kernel, stride = "${pool}", ${kernel}, ${stride}`],
+    run: ['pooled_k, pooled_v = pool_seq(k, pool, kernel, stride), pool_seq(v, pool, kernel, stride)',
       `attention = FullAttention(mask_flag=False, scale=${scn.scale !== undefined ? pyNum(scn.scale) : 'None'}, attention_dropout=0.0, output_attention=True).eval()`,
       'context, weights = attention(q, pooled_k, pooled_v, None)  # (B, L_Q, H, D)'],
   };
@@ -709,7 +581,7 @@ function seededSeq2seq(seed: number, state: [string, number][], h: number): Reco
     (name.includes('embedding') ? rng.normal() : -bound + 2 * bound * rng.uniform()))]));
 }
 
-function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
+export function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
   if (scn.train !== undefined) fail('copy as PyTorch is not available for bahdanau with "train" yet (the training is not written out): remove "train" to copy the forward pass');
   const [V_s, V_t, e, h, L] = ['src_vocab', 'tgt_vocab', 'embed_size', 'num_hiddens', 'num_layers'].map((k) => Number(scn[k]));
   const state = seq2seqState(V_s, V_t, e, h, L);
@@ -745,16 +617,13 @@ function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
 /** The main field of a trace (SPEC §3). */
 export const mainField = (trace: Dict): string => (['context', 'output', 'y_hat', 'P'].find((f) => trace[f] !== undefined) ?? 'context');
 
-/** The Python snippet for the scenario whose trace this is. Throws (field 'kind') where there is none. */
-export function pytorchSnippet(scenario: Dict, trace: Dict): string {
+/** The Python snippet for the scenario whose trace this is, made by its algorithm's builder
+ * (web/src/algorithms/<name>.ts). Throws (field 'kind') where there is none. */
+export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<string> {
   const algorithm = String(trace.algorithm ?? scenario.algorithm);
-  const make: Record<string, (s: Dict, t: Dict) => Snippet> = {
-    full: fullSnippet, flash: flashSnippet, additive: additiveSnippet, multihead: multiheadSnippet, prob: probSnippet,
-    nadaraya_watson: nadarayaSnippet, positional_encoding: positionalSnippet, linear: linearSnippet,
-    performer: performerSnippet, linformer: linformerSnippet, lsh: lshSnippet, pooling: poolingSnippet, bahdanau: bahdanauSnippet,
-  };
-  if (!make[algorithm]) fail(`copy as PyTorch is not available for ${algorithm} yet`);
-  const s = make[algorithm](scenario, trace);
+  const builder = algorithmModule(algorithm)?.pytorch;
+  if (!builder) fail(`copy as PyTorch is not available for ${algorithm} yet`);
+  const s = (await builder())(scenario, trace);
   const float32 = scenario.dtype === 'float32';
   const lines = [
     `# Attention Playground: "${algorithm}" as PyTorch. The reference: ${s.source}.`,
@@ -765,7 +634,6 @@ export function pytorchSnippet(scenario: Dict, trace: Dict): string {
     ...(s.numpy ? ['from math import sqrt', '', 'import numpy as np'] : ['']),
     'import torch',
     'from torch import nn',
-    ...(algorithm === 'linear' ? ['import torch.nn.functional as F'] : []),
     '',
     'torch.set_default_dtype(torch.float64)',
     '',

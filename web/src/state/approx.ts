@@ -2,13 +2,12 @@
 // exact_context and max_abs_error): the trace carries the exact context, and for the maps of
 // weights the page runs full attention on the same inputs once more. No DOM.
 import type { Scenario, Trace } from '../compute';
+import { PAGE_ALGORITHMS } from '../algorithms';
 import { dims, get } from './scenario';
 
-/** The algorithms that approximate softmax attention (SPEC §3). */
-export const APPROXIMATE: readonly string[] = ['prob', 'linear', 'performer', 'linformer', 'lsh', 'pooling'];
-
-/** The ones whose view draws exact attention's weights beside theirs (prob has its own view). */
-export const WITH_EXACT_WEIGHTS: readonly string[] = ['linear', 'performer', 'linformer', 'lsh', 'pooling'];
+/** The algorithms whose view draws exact attention's weights beside theirs (their modules say
+ * `exact: 'weights'`; prob has its own view). */
+export const WITH_EXACT_WEIGHTS: readonly string[] = PAGE_ALGORITHMS.filter((a) => a.exact === 'weights').map((a) => a.name);
 
 /** Whether a trace can be shown beside exact attention: it carries exact_context and max_abs_error. */
 export const hasExact = (trace: Trace | null) =>

@@ -6,6 +6,7 @@
 import type { Scenario, Trace } from '../compute';
 import type { BatchJob, BatchValue } from '../batch';
 import { Rng, RNG_STREAM } from '../rng';
+import { PAGE_ALGORITHMS } from '../algorithms';
 
 // ---- the complexity table (seed 003, lines 359-363) ----
 
@@ -36,32 +37,26 @@ export function costAt(arch: Architecture, n: number, d: number, k: number): num
   return arch === 'cnn' ? k * n * d * d : arch === 'rnn' ? n * d * d : n * n * d;
 }
 
+/** One run of the complexity table: a name and a scenario's own fields at (n, d, k). */
+export interface MeasuredRun { name: string; fields: (p: ComplexityParams) => Scenario }
+
 /** The product's attention algorithms measured at length n (trace "context"): their scenarios'
- * own fields over q, k, v of (1, n, 1, d) drawn from the seed. */
-export const MEASURED: readonly { name: string; fields: (p: ComplexityParams) => Scenario }[] = [
-  { name: 'full', fields: () => ({ algorithm: 'full' }) },
-  { name: 'local', fields: (p) => ({ algorithm: 'full', mask: { kind: 'local', window: Math.floor(p.k / 2) } }) },
-  { name: 'prob', fields: () => ({ algorithm: 'prob' }) },
-  { name: 'linear', fields: () => ({ algorithm: 'linear' }) },
-  { name: 'linformer', fields: (p) => ({ algorithm: 'linformer', proj_len: Math.max(1, Math.min(p.n, 64)) }) },
-  { name: 'lsh', fields: () => ({ algorithm: 'lsh', n_buckets: 8, k: undefined }) }, // shared QK: no k
-  { name: 'pooling', fields: (p) => ({ algorithm: 'pooling', kernel: Math.max(1, Math.min(p.k, p.n)) }) },
-  { name: 'performer', fields: (p) => ({ algorithm: 'performer', num_features: p.d }) },
-];
+ * own fields (each algorithm's module says its runs) over q, k, v of (1, n, 1, d) drawn from the seed. */
+const measuredRuns = (): MeasuredRun[] => PAGE_ALGORITHMS.flatMap((a) => a.measured ?? []);
 
 /** A (1, n, 1, d) tensor of standard normals. */
 function randomTensor(rng: Rng, n: number, d: number): { shape: number[]; data: Float64Array } {
   return { shape: [1, n, 1, d], data: rng.normals(n * d) };
 }
 
-/** The batch that measures every algorithm of MEASURED at (n, d, k): one q, k, v (seed 0 of the
+/** The batch that measures every run of the table at (n, d, k): one q, k, v (seed 0 of the
  * port of the core's generator, stream "data"), each algorithm's fields over them. */
 export function complexityJob(p: ComplexityParams): BatchJob {
   const rng = new Rng(0, RNG_STREAM.data);
   const q = randomTensor(rng, p.n, p.d), k = randomTensor(rng, p.n, p.d), v = randomTensor(rng, p.n, p.d);
   return {
     base: { q, k, v, trace: 'context', seed: 0 },
-    variants: MEASURED.map((m) => m.fields(p)),
+    variants: measuredRuns().map((m) => m.fields(p)),
     fields: ['cost'],
   };
 }
@@ -69,7 +64,7 @@ export function complexityJob(p: ComplexityParams): BatchJob {
 export interface Measured { name: string; dotProducts: number | null; dense: number | null; error: string | null }
 
 export function measuredCosts(values: readonly BatchValue[]): Measured[] {
-  return MEASURED.map((m, i) => {
+  return measuredRuns().map((m, i) => {
     const v = values[i];
     if (!v || !v.ok) return { name: m.name, dotProducts: null, dense: null, error: v && !v.ok ? v.error : 'not run' };
     const cost = v.fields.cost as { dot_products: number; dense_dot_products: number } | undefined;

@@ -9,10 +9,10 @@ import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
 import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
-import { WITH_EXACT_WEIGHTS, exactIsSmall, exactScenario, flashFull } from './approx';
+import { exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSignature, type SweepCurve } from './performer';
-import { traits } from './algorithms';
+import { algorithm, traits } from '../algorithms/module';
 import { runTyped } from './typed';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
 import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../background';
@@ -548,15 +548,17 @@ export class Session {
 
   /** The runs beside a trace of `s`, each made through `run`. */
   #beside(s: Scenario, trace: Trace, run: (s: Scenario) => Outcome): Beside {
-    const prob = trace.algorithm === 'prob';
+    const own = algorithm(trace.algorithm);
+    // ProbAttention's own fields (not multihead's inner): full attention and the reference run beside it
+    const prob = own?.traits.prob === true;
     const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
     return {
       full: prob ? run(fullComparison(s)) : null,
       reference: prob ? pitfallComparison(s, this.#stash, run) : null,
-      exact: WITH_EXACT_WEIGHTS.includes(trace.algorithm) && trace.exact_weights === undefined && exactIsSmall(s)
+      exact: own?.exact === 'weights' && trace.exact_weights === undefined && exactIsSmall(s)
         ? run(exactScenario(s, traits(s).scale === true))
         // flash: full attention on the very same scenario, whose context it must equal
-        : trace.algorithm === 'flash' && exactIsSmall(s) ? run(flashFull(s)) : null,
+        : own?.exact === 'full' && exactIsSmall(s) ? run(flashFull(s)) : null,
       sparse: sparse?.patterns ?? null,
       sparseSignature: sparse ? sparse.signature : this.#sparseSignature,
     };

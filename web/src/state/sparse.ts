@@ -6,6 +6,7 @@
 import type { Outcome, Scenario, Trace } from '../compute';
 import { at } from '../format';
 import { get } from './scenario';
+import { algorithm } from '../algorithms/module';
 import { typedTensor } from './typed';
 
 export const SPARSE_KINDS = ['local', 'atrous', 'strided'] as const;
@@ -17,9 +18,10 @@ export const SPARSE_DEFAULTS: SparseParams = { window: 2, dilation: 3 };
 
 const maskKind = (s: Scenario) => String(get(s, 'mask.kind') ?? 'none');
 
-/** A `full` scenario with a local, atrous or strided mask: the sparse view applies. */
+/** A scenario of an algorithm that draws the sparse patterns (full) with a local, atrous or strided
+ * mask: the sparse view applies. */
 export function isSparse(s: Scenario): boolean {
-  return s.algorithm === 'full' && (SPARSE_KINDS as readonly string[]).includes(maskKind(s));
+  return algorithm(s.algorithm)?.sparsePatterns === true && (SPARSE_KINDS as readonly string[]).includes(maskKind(s));
 }
 
 /** Where a parameter of the view lives in the scenario's mask ('mask.window', 'mask.dilation',

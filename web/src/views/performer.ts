@@ -14,6 +14,8 @@ import { approxPanel } from './approx';
 import { blhMap, weightsBeside } from './linear';
 import { heatmap } from './heatmap';
 import { label, svg } from './svg';
+import { flushPatches } from './patch';
+import type { ViewHost } from '../algorithms/module';
 
 export interface PerformerViewOptions {
   trace: Trace;
@@ -196,4 +198,55 @@ function chart(curves: SweepCurve[], E: number, lang: Lang): SVGSVGElement {
 function legend(lang: Lang): HTMLElement {
   return h('p', { class: 'legend sweep-legend', attrs: { 'aria-hidden': 'true' } },
     ...FEATURE_KINDS.flatMap(({ kind }) => [h('span', { class: `key-line ${kind}` }), ` ${t(lang, KIND_LABEL[kind])} `]));
+}
+
+// ---- the element's wiring (algorithms/performer.ts) ----
+
+/** One element's sweep: its timer, its part of the view and the session's sweep calls. */
+class Sweep {
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  constructor(readonly host: ViewHost) {}
+
+  part(): HTMLElement[] {
+    const { session, lang } = this.host;
+    return sweepPart({ sweep: session.sweep, lang, current: session.sweepCurrent, seeds: session.sweepSeeds,
+      onRun: () => this.start(), onCancel: () => { session.cancelSweep(); this.redraw(); },
+      onSeeds: (n) => { session.sweepSeeds = n; this.start(); } });
+  }
+
+  /** Redraws the sweep's part only (a progress report: its bar and status line only). */
+  redraw(): void {
+    flushPatches(); // a part waiting to be patched must not bring back an older progress
+    const { root, session, lang } = this.host;
+    const part = root.querySelector<HTMLElement>('[data-part="sweep"]');
+    if (!part || sweepProgress(part, session.sweep, lang)) return;
+    const focused = (root.activeElement as HTMLElement | null)?.dataset?.key;
+    part.replaceChildren(...this.part());
+    if (focused?.startsWith('sweep.')) this.host.refocus(focused);
+  }
+
+  start(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.host.session.startSweep(() => this.redraw());
+    this.redraw();
+  }
+
+  /** Starts the sweep once the edits pause (each call while it is due restarts the wait). */
+  maybe(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (this.host.session.sweepDue) this.start();
+    }, 300);
+  }
+}
+
+export const sweepOf = (host: ViewHost) => host.own('performer.sweep', () => new Sweep(host));
+
+/** The view of the element's performer trace, its sweep part included. */
+export function performerFor(host: ViewHost, trace: Trace): HTMLElement {
+  const { session, lang } = host;
+  const part = h('div', { class: 'sweep', dataset: { part: 'sweep', field: 'sweep' } }, ...sweepOf(host).part());
+  return performerView({ trace, exact: session.exact, b: session.b, h: session.h, lang }, part);
 }

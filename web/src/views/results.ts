@@ -1,9 +1,10 @@
 // The trace of one recompute, for one (b, h) slice: cost, warnings, scores, mask, weights,
-// context. DOM only.
+// context (an algorithm's module may title its scores and weights). DOM only.
 import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../compute';
-import { t, type Key, type Lang } from '../i18n';
+import { t, tx, type Lang } from '../i18n';
+import { algorithm } from '../algorithms';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
 export interface ResultsOptions {
@@ -84,18 +85,6 @@ function genericSpec(trace: Trace, field: string, b: number, color: ColorKind = 
     rowLabels: labels('', values.length), colLabels: labels('', values[0]?.length ?? 0) };
 }
 
-/** The formula of `scores` for each algorithm. */
-const SCORES: Record<string, string> = {
-  additive: 'scores = w_vᵀ tanh(W_q q + W_k k)',
-  linformer: 'scores = scale · Q (E_proj K)ᵀ',
-  lsh: 'scores = scale · q_i · q_j (same bucket)',
-};
-
-/** The title of `weights` where it is not softmax(masked scores) over the keys. */
-const WEIGHTS: Record<string, Key> = {
-  linear: 'weightsImplied', performer: 'weightsImplied', linformer: 'weightsLinformer', pooling: 'weightsPooled', lsh: 'weightsLsh',
-};
-
 /** The maps the results draw, in order: those the trace has are drawn. */
 export const MAPS = ['scores', 'allowed', 'weights', 'head_weights', 'attn', 'context', 'output', 'y_hat', 'P'];
 
@@ -107,10 +96,10 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
   const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
   const four = shapeOf(trace[field]).length === 4;
   switch (field) {
-    case 'scores': return bhSpec(trace, field, SCORES[trace.algorithm] ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt);
+    case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt);
     case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool');
     case 'weights': return four // bahdanau's (B, T_tgt, T_src): the selected item; nadaraya's (queries, keys)
-      ? bhSpec(trace, field, t(lang, WEIGHTS[trace.algorithm] ?? 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
+      ? bhSpec(trace, field, tx(lang, algorithm(trace.algorithm)?.maps?.weights) || t(lang, 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
       : genericSpec(trace, field, b, 'weights', t(lang, 'weightsCaption'));
     case 'head_weights': return bhSpec(trace, field, `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights');
     case 'attn': return bhSpec(trace, field, t(lang, 'attn'), '', b, hh, 'weights');

@@ -11,6 +11,8 @@ import { SPARSE_KINDS, allowedOf, countTrue, reach, type SparseKind, type Sparse
 import { t, type Key, type Lang } from '../i18n';
 import { costBar, percent } from './approx';
 import { label as svgText, svg } from './svg';
+import { sparseKey } from '../state/sparse';
+import type { ViewHost } from '../algorithms/module';
 
 export interface SparseViewOptions {
   patterns: SparsePatterns;
@@ -200,4 +202,23 @@ export function sparseView(o: SparseViewOptions): HTMLElement {
         h('span', { class: 'fig-caption', text: t(lang, 'sparseDiagramCaption') })),
       layerDiagram(second, first, i, lang))));
   return root;
+}
+
+/** The element's sparse view (algorithms/full.ts): the same view while the patterns are the same
+ * (an edit of a value of q, k or v keeps them). */
+export function sparseFor(host: ViewHost): HTMLElement | null {
+  const { session, lang } = host;
+  const { scenario: s, b, sparse: patterns } = session;
+  if (!patterns) return null;
+  const keys = { window: sparseKey(s, 'window'), dilation: sparseKey(s, 'dilation') };
+  return host.memo('sparse', [patterns, b, session.h, lang, session.sparseQuery, keys.window, keys.dilation], () => sparseView({
+    patterns, b, h: session.h, lang, query: session.sparseQuery, keys,
+    onParam: (param, value) => {
+      const structural = sparseKey(s, param) !== null;
+      session.setSparseParam(param, value);
+      if (structural) host.update();
+      else host.redraw();
+      host.refocus(`sparse.${param}`);
+    },
+    onQuery: (i) => { session.selectSparseQuery(i); host.redraw(); host.refocus('sparse.query'); } }));
 }

@@ -1,0 +1,137 @@
+// What one algorithm module (web/src/algorithms/<name>.ts) tells the page. Modules are statically
+// imported by the registry (index.ts), so they hold descriptors only: their views and snippet
+// builders are `() => import(...)` loaders, fetched when a trace of theirs is first drawn or copied.
+import type { Scenario, Trace } from '../compute';
+import type { Lang, Text } from '../i18n';
+import type { Prop } from '../state/props';
+import type { Session } from '../state/session';
+import type { ChapterViews } from '../chapter';
+import type { Snippet } from '../pytorch';
+import type { LazyPart } from '../views/patch';
+import type { MeasuredRun } from '../state/chapter';
+
+export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
+export type MaskKind = (typeof MASK_KINDS)[number];
+export type TensorName = 'q' | 'k' | 'v';
+export const QKV: readonly TensorName[] = ['q', 'k', 'v'];
+
+export interface AlgorithmTraits {
+  /** The tensors it reads in the (B, L, H, E) layout, edited as grids with the size bar. */
+  tensors: readonly TensorName[];
+  /** The mask kinds it takes; empty: no mask. */
+  masks: readonly MaskKind[];
+  /** k has its own width E_k (additive attention). */
+  keyWidth?: boolean;
+  /** It reads `scale` (default 1/√E). */
+  scale?: boolean;
+  /** ProbAttention's fields apply: factor, sample_index, output_attention, the pitfall switches. */
+  prob?: boolean;
+  /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
+  sharedQK?: boolean;
+  /** Masks, scale and the prob fields are those of the attention named by this field (default its first value). */
+  inner?: { key: string; default: string };
+}
+
+/** What the element lends an algorithm's views: its session, language and redraws. */
+export interface ViewHost {
+  readonly session: Session;
+  readonly lang: Lang;
+  readonly root: ShadowRoot;
+  /** Draws the results again (a control of the view changed what it shows). */
+  redraw(): void;
+  /** The scenario changed: the inputs and the results are drawn again. */
+  update(): void;
+  /** Keyboard focus back on the control `key` after a redraw. */
+  refocus(key: string): void;
+  /** The view `name` as built last time while `deps` are the same (Object.is), else built anew. */
+  memo(name: string, deps: unknown[], build: () => HTMLElement): HTMLElement;
+  /** This element's state of a view, made on first use. */
+  own<T>(key: string, make: () => T): T;
+  /** A lazily loaded module once it is there; until then null (the results are drawn again when it is). */
+  need<M>(load: () => Promise<M>): M | null;
+}
+
+/** A view: its module, loaded on demand, and how the element's state makes it. */
+export interface View<M = unknown, R = HTMLElement | null> {
+  load: () => Promise<M>;
+  /** The view; null when there is nothing to show (or `m`, the module, is still loading). */
+  render: (m: M | null, host: ViewHost, trace: Trace) => R;
+  /** The results' part it is drawn in (default 'algorithm'). */
+  part?: string;
+  /** Whether it shows anything for this state (else its module is not even fetched). */
+  when?: (host: ViewHost) => boolean;
+}
+/** What a panel of its own shows: nodes and parts built when they are drawn (views/patch.ts). */
+export type PanelView = View<unknown, (Node | LazyPart)[]>;
+
+export const view = <M>(load: () => Promise<M>, render: View<M>['render'], more?: Pick<View, 'part' | 'when'>): View =>
+  ({ load, render, ...more }) as View;
+export const panelView = <M>(load: () => Promise<M>, render: View<M, (Node | LazyPart)[]>['render']): PanelView =>
+  ({ load, render }) as PanelView;
+
+/** A snippet builder for copy as PyTorch (pytorch.ts). */
+export type SnippetBuilder = (scenario: Record<string, unknown>, trace: Record<string, unknown>) => Snippet;
+
+type Builders = typeof import('../pytorch');
+/** The loader of pytorch.ts's builder `name` (pytorch.ts, one chunk for every builder). */
+export const snippet = (name: { [K in keyof Builders]: Builders[K] extends SnippetBuilder ? K : never }[keyof Builders]) =>
+  (): Promise<SnippetBuilder> => import('../pytorch').then((m) => m[name]);
+
+export interface PageAlgorithm {
+  /** The core's registry name. */
+  name: string;
+  traits: AlgorithmTraits;
+  /** Its own rows of the property table (props.ts), in order. */
+  props?: readonly Prop[];
+  /** The results' map titles where they are not the generic ones (views/results.ts). */
+  maps?: { scores?: string; weights?: Text };
+  /** It approximates softmax attention (SPEC §3: exact_context and max_abs_error in the trace). */
+  approximates?: boolean;
+  /** The exact run beside its trace: 'weights', exact attention's weights for its view (on the same
+   * q, k, v); 'full', the scenario itself as full attention (which its context must equal). */
+  exact?: 'weights' | 'full';
+  /** The note's sparse patterns are run and drawn beside it under a local, atrous or strided mask (state/sparse.ts). */
+  sparsePatterns?: boolean;
+  /** Its own view of the results (else the approximation panel, where the trace has exact_context). */
+  view?: View;
+  /** The view in the ProbAttention panel (its steps and pitfalls). */
+  panelView?: PanelView;
+  /** d2l's chapter views (chapter.ts) that go with it; `first`: shown above its trace, and before there is one. */
+  chapter?: { views: (chapter: ChapterViews, lang: Lang) => HTMLElement[]; first?: boolean };
+  /** Its runs in the chapter's complexity table (dot products measured at length n). */
+  measured?: readonly MeasuredRun[];
+  /** Runs after each draw of the results, whatever the algorithm (a timer of its own to start or stop). */
+  afterRender?: (host: ViewHost) => void;
+  /** Copy as PyTorch: its snippet builder (pytorch.ts, a chunk of its own). */
+  pytorch: () => Promise<SnippetBuilder>;
+}
+
+/** Whether the scenario's algorithm is one of `names` (for an algorithm's own property rows). */
+export const isAlg = (...names: string[]) => (s: Scenario) => names.includes(String(s.algorithm ?? ''));
+
+/** The scenario's mask kind ('none' without a mask). */
+export const maskKind = (s: Scenario) => String((s.mask as Scenario | undefined)?.kind ?? 'none');
+
+// The page's registry (index.ts) sets the list once; lookups go through here, so an algorithm's
+// own rows can ask for traits without importing the registry that imports them.
+let registered: ReadonlyMap<string, PageAlgorithm> = new Map();
+export function register(list: readonly PageAlgorithm[]): void {
+  registered = new Map(list.map((a) => [a.name, a]));
+}
+
+/** The page's module of algorithm `name` (undefined for one the page does not know). */
+export const algorithm = (name: unknown): PageAlgorithm | undefined => registered.get(String(name ?? ''));
+
+const NONE: AlgorithmTraits = { tensors: [], masks: [] };
+
+/** The traits of the scenario's algorithm (with an inner attention's masks, scale and prob fields).
+ * One the core registers and the page does not know still runs: no grids, no mask, edited as JSON. */
+export function traits(s: Scenario): AlgorithmTraits {
+  const own = algorithm(s.algorithm)?.traits ?? NONE;
+  if (!own.inner) return own;
+  const inner = algorithm(s[own.inner.key] ?? own.inner.default)?.traits ?? NONE;
+  return { ...own, masks: inner.masks, scale: inner.scale, prob: inner.prob };
+}
+
+/** ProbAttention's fields apply: the prob algorithm, or multihead with inner "prob". */
+export const isProb = (s: Scenario) => traits(s).prob === true;
