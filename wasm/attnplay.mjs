@@ -14,7 +14,7 @@
 // message naming the field and `field` = that field's path ("q[0][2][0]", "mask.window"; "" when
 // the scenario as a whole is at fault); the module stays usable.
 // The module's emscripten glue is imported when load() is first called: a page that starts with
-// the first-load module (web/src/compute.ts) fetches it only after its first trace.
+// the first-load module (web/src/engine/compute.ts) fetches it only after its first trace.
 const defaultFactory = () => import('../build/wasm/attnplay_core.mjs').then((m) => m.default);
 
 let corePromise = null;
@@ -144,7 +144,7 @@ export async function load(options = {}) {
 }
 
 /** The API over an instantiated module: load()'s, and the page's first-load module's
- * (build/wasm/attnplay_first.mjs, instantiated by web/src/compute.ts). */
+ * (build/wasm/attnplay_first.mjs, instantiated by web/src/engine/compute.ts). */
 export function api(core) {
   return {
     run: makeRun(core),

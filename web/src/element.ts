@@ -14,12 +14,12 @@
 // and the errors and does every edit; views/ build the DOM; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
+import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './engine/compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { Sweeper } from './state/session';
-import { after } from './cancel';
+import { after } from './worker/cancel';
 import { idle, load, need, preloadAll, releaseViews } from './lazy';
-import type { BackgroundRunner } from './background';
+import type { BackgroundRunner } from './worker/background';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone, prettyJson } from './format';

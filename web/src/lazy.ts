@@ -11,8 +11,8 @@ const LOADERS = {
   performer: () => import('./views/performer'),
   reduced: () => import('./views/reduced'),
   flash: () => import('./views/flash'),
-  sweep: () => import('./sweep'),
-  background: () => import('./background'), // training and long runs in a worker (state/long.ts)
+  sweep: () => import('./worker/sweep'),
+  background: () => import('./worker/background'), // training and long runs in a worker (state/long.ts)
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
   export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
   link: () => import('./link'), // #z= links: deflate-raw and base64url

@@ -3,7 +3,7 @@
 // core's registry (setRegistry); a new algorithm adds its row here (and its own options to the
 // property table in props.ts, with `applies: isAlg('its name')`). One the registry lists and this
 // table does not still runs: it gets no tensor grids and no mask, and is edited in the JSON.
-import type { Algorithm, Scenario } from '../compute';
+import type { Algorithm, Scenario } from '../engine/compute';
 
 export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
 export type MaskKind = (typeof MASK_KINDS)[number];

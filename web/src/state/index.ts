@@ -10,4 +10,3 @@ export * from './approx';
 export * from './sparse';
 export * from './performer';
 export * from './chapter';
-export * from './typed';

@@ -7,7 +7,7 @@
 // Which algorithm a property applies to comes from the algorithm table (algorithms.ts) or, for an
 // algorithm's own options, `isAlg('name')`.
 import { shapeOf } from '../format';
-import type { Scenario } from '../compute';
+import type { Scenario } from '../engine/compute';
 import type { Text } from '../i18n';
 import { algorithmRegistry, isAlg, traits } from './algorithms';
 import { dims, get, set } from './scenario';

@@ -1,7 +1,7 @@
 // Reading and editing a scenario (SPEC §2) as plain data: dotted keys, index paths, the sizes of
 // q, k, v and consistent resizing. No DOM, no numbers of the core.
 import { clone, shapeOf } from '../format';
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { traits } from './algorithms';
 
 export function get(s: Scenario, key: string): unknown {

@@ -3,8 +3,8 @@
 // (b, h) slice shown. Every action edits the scenario through the property table and recomputes
 // with the engine; the element renders what results.
 import { clone, parseNumber } from '../format';
-import { isCancelled } from '../cancel';
-import type { Engine, Outcome, Scenario, Trace } from '../compute';
+import { isCancelled } from '../worker/cancel';
+import type { Engine, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
 import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
@@ -13,9 +13,9 @@ import { WITH_EXACT_WEIGHTS, exactIsSmall, exactScenario, flashFull } from './ap
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSignature, type SweepCurve } from './performer';
 import { traits } from './algorithms';
-import { runTyped } from './typed';
-import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
-import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../background';
+import { runTyped } from '../engine/typed';
+import type { BatchHandle, BatchJob, Progress, SweepMode } from '../worker/sweep';
+import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../worker/background';
 import { newTrainState, trains, type TrainState } from './chapter';
 import { dims as sizes } from './scenario';
 import { isLongRun } from './long';

@@ -2,7 +2,7 @@
 // context. DOM only.
 import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
-import type { Trace } from '../compute';
+import type { Trace } from '../engine/compute';
 import { t, type Key, type Lang } from '../i18n';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 

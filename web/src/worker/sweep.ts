@@ -4,10 +4,10 @@
 // start a worker from a file), the batch runs on the main thread in slices of about 12 ms, yielding
 // between slices so the page stays responsive; both report progress and can be cancelled. No DOM.
 import { cancellable, cancelledError, type Cancellable } from './cancel';
-import { getEngine } from './compute';
-import { runVariant, type BatchJob, type BatchValue, type FromWorker } from './batch';
+import { getEngine } from '../engine/compute';
+import { runVariant, type BatchJob, type BatchValue, type FromWorker } from '../engine/batch';
 
-export type { BatchJob, BatchValue } from './batch';
+export type { BatchJob, BatchValue } from '../engine/batch';
 export type SweepMode = 'worker' | 'main';
 
 /** ms: the time spent running the core (the wall time is longer by the worker's start or the yields). */
@@ -28,7 +28,7 @@ export function startWorker(): Promise<Worker | null> {
   return new Promise((resolve) => {
     let w: Worker;
     try {
-      w = new Worker(new URL('./sweep-worker.ts', import.meta.url), { type: 'module', name: 'attnplay-sweep' });
+      w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attnplay-sweep' });
     } catch {
       resolve(null);
       return;

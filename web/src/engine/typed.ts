@@ -4,7 +4,7 @@
 // the same doubles either way (JSON prints a double so that it parses back to itself). A tensor
 // that is not a rectangle of finite numbers goes as it is, and a run that fails is run again as
 // written, so every error is the core's own, about the field it names. No DOM.
-import type { Engine, Outcome, Scenario } from '../compute';
+import type { Engine, Outcome, Scenario } from './compute';
 
 interface TypedTensor { shape: number[]; data: Float64Array }
 

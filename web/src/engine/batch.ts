@@ -4,7 +4,7 @@
 // messages between the page and the worker. No DOM. Every number is the core's; nothing here
 // computes one.
 import type { Engine, Outcome, RunProgress, Scenario } from './compute';
-import { untyped } from './state/typed';
+import { untyped } from './typed';
 
 /** A batch: each variant's fields are written over `base`, run, and `fields` of its trace kept. */
 export interface BatchJob {

@@ -8,12 +8,12 @@
 // single-file page from file://), the run blocks the page once, after a frame that shows
 // "computing on the page". No DOM.
 import { cancellable, cancelledError, type Cancellable } from './cancel';
-import { getEngine, type RunProgress } from './compute';
-import { runRequest, type BackgroundRequest, type BackgroundResult, type FromWorker } from './batch';
+import { getEngine, type RunProgress } from '../engine/compute';
+import { runRequest, type BackgroundRequest, type BackgroundResult, type FromWorker } from '../engine/batch';
 import { acquire, release } from './sweep';
-import { withTypedInputs } from './state/typed';
+import { withTypedInputs } from '../engine/typed';
 
-export type { BackgroundMode, BackgroundRequest, BackgroundResult } from './batch';
+export type { BackgroundMode, BackgroundRequest, BackgroundResult } from '../engine/batch';
 type BackgroundMode = BackgroundResult['mode'];
 /** done resolves with the core's outcomes; rejects with an Error named "AbortError" once cancelled. */
 export type BackgroundHandle = Cancellable<BackgroundResult>;
