@@ -21,6 +21,9 @@ import wasmUrl from '../../../build/wasm/attnplay_core.wasm?url';
 // a URL only (no chunk of its own for one line); unused, so left out, in the single file
 import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../../build/wasm/catalog.json';
+// the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
+// it is bundled with the core's API (imported directly, it would be a first-load file of its own)
+export { fromNested, isTypedTensor, nested, type TypedTensor } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
