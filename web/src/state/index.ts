@@ -6,6 +6,7 @@ export * from './props';
 export * from './prob';
 export * from './hash';
 export * from './session';
+export * from './runs';
 export * from './approx';
 export * from './sparse';
 export * from './performer';

@@ -153,3 +153,10 @@ export function fitSharedKeys(s: Scenario): void {
   const L_Q = shapeOf(s.q)[1], L = shapeOf(s.v)[1];
   if (L_Q && L !== L_Q) s.v = resizeAxis(s.v, 1, L_Q);
 }
+
+/** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
+export function sameShape(a: Scenario, b: Scenario): boolean {
+  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : typeof x);
+  const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
+  return rest(a) === rest(b);
+}
