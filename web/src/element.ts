@@ -1,14 +1,7 @@
-// <attention-playground>: the playground as a custom element (SPEC §1).
-//
-//   attributes  preset="softmax-toy"  scenario='{"algorithm":"full",...}'  lang="en|zh"
-//               controls="preset algorithm tensors mask options prob json" (which panels; default all)
-//               sync-hash (index.html: keep location.hash in sync with the scenario)
-//               theme="light|dark|auto" (styles.css only; auto follows prefers-color-scheme)
-//   property    trace (latest good trace, as the CLI prints it), scenario (a copy), ready (Promise)
-//   method      setScenario(object), setPreset(name), export(kind, field) (a Blob: json, csv, svg,
-//               png, pytorch; export.ts)
-//   event       "trace" (detail = trace) after each successful recompute; "scenario-error"
-//               (detail = [{field, message}]) when the errors shown change to a new non-empty list
+// <attention-playground>: the playground as a custom element (SPEC §1). Its attributes
+// (preset, scenario, lang, controls, sync-hash, theme), properties (trace, scenario, presets, ready,
+// settled), methods (setScenario, setPreset, export) and events (trace, scenario-error):
+// docs/page.md, "Element API".
 //
 // The element wires views to state: its Session (state/, no DOM) holds the scenario, the traces
 // and the errors and does every edit, its runs off the main thread with it (state/runs.ts); views/
@@ -16,11 +9,8 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './engine/compute';
-import { PROP, Session, hasExact, sameShape, setRegistry, sparseKey } from './state';
-import type { Sweeper } from './state/runs';
-import { after } from './worker/cancel';
+import { PROP, Session, hasExact, setRegistry, sparseKey } from './state';
 import { idle, load, need, preloadAll, releaseViews } from './lazy';
-import type { BackgroundRunner } from './worker/background';
 import type { ChapterViews } from './chapter';
 import { clear, h } from './dom';
 import { clone } from './format';
@@ -32,13 +22,6 @@ import { fillJson, refreshCells, renderInputs, type Change } from './views/input
 import { adoptStyles, fill, layout, part } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
-
-/** The Performer sweep's batches (worker/sweep.ts, loaded when the first batch starts). */
-const lazySweeper: Sweeper = (job, onProgress) => after(load('sweep'), (m) => m.runBatch(job, onProgress));
-
-/** Training and long runs in a worker (worker/background.ts, loaded when the first one starts). */
-const lazyBackground: BackgroundRunner = (request, onProgress, onMode) =>
-  after(load('background'), (m) => m.runInBackground(request, onProgress, onMode));
 
 /** The algorithms with a view of d2l's chapter (chapter.ts). */
 const CHAPTER_ALGORITHMS = ['bahdanau', 'positional_encoding', 'additive', 'full'];
@@ -83,21 +66,10 @@ export class AttentionPlayground extends HTMLElement {
     this.#root.append(this.#app);
   }
 
-  get #lang(): Lang {
-    return this.getAttribute('lang') === 'zh' ? 'zh' : 'en';
-  }
-
-  get trace() {
-    return this.#session?.trace ?? null;
-  }
-
-  get scenario(): Scenario {
-    return clone(this.#session?.scenario ?? {});
-  }
-
-  get presets(): Preset[] {
-    return this.#engine ? this.#engine.presets() : [];
-  }
+  get #lang(): Lang { return this.getAttribute('lang') === 'zh' ? 'zh' : 'en'; }
+  get trace() { return this.#session?.trace ?? null; }
+  get scenario(): Scenario { return clone(this.#session?.scenario ?? {}); }
+  get presets(): Preset[] { return this.#engine ? this.#engine.presets() : []; }
 
   setScenario(scenario: object): void {
     if (scenario === null || typeof scenario !== 'object' || Array.isArray(scenario)) {
@@ -110,10 +82,7 @@ export class AttentionPlayground extends HTMLElement {
       this.ready.then(() => this.setScenario(copy));
       return;
     }
-    const session = this.#session;
-    const same = session.preset === '' && session.b === 0 && session.h === 0 && sameShape(session.scenario, copy);
-    this.#session.replace(copy);
-    if (same && refreshCells(this.#root, session)) {
+    if (this.#session.replace(copy) && refreshCells(this.#root, this.#session)) {
       // only tensor values changed: the grids' cells take the new numbers, the results are drawn again
       this.#update('values', 'api');
       return;
@@ -171,9 +140,8 @@ export class AttentionPlayground extends HTMLElement {
       // dispatched once the results show it (the end of the update that follows), else in a microtask
       this.#pendingTrace = trace;
       queueMicrotask(() => this.#dispatchTrace());
-    }, lazySweeper);
+    }, { sweep: () => load('sweep'), background: () => load('background') });  // lazy chunks
     this.#session = session;
-    session.background = lazyBackground;
     session.onLoaded = () => this.#renderAll();
     session.onBackground = (final) => {
       const long = session.longRun !== null;
@@ -185,8 +153,9 @@ export class AttentionPlayground extends HTMLElement {
       }
     };
     if (this.hasAttribute('sync-hash')) {
-      this.#url = new UrlSync({ hash: () => (Object.keys(session.scenario).length ? session.hash : null),
-        preset: (name) => this.#loadPreset(name, 'hash'), scenario: (text, error) => this.#linkScenario(text, error) });
+      this.#url = new UrlSync(session, { preset: (name) => this.#loadPreset(name, 'hash'),
+        applying: () => { this.#reported = null; }, whole: () => this.#renderWhole('hash'), fallback: () => this.#presetWithError(),
+        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); } });
     }
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
@@ -263,24 +232,6 @@ export class AttentionPlayground extends HTMLElement {
     requestAnimationFrame(() => setTimeout(releaseViews, 0));
   }
 
-  /** A scenario's JSON from the URL, or (null) the error of a link that could not be read: the
-   * error is shown beside the scenario JSON (opened), and the last scenario stays (on the first
-   * load, the preset attribute's). */
-  #linkScenario(text: string | null, error = ''): void {
-    this.#reported = null;
-    const s = this.#session!;
-    if (text !== null && s.fromText(text)) {
-      this.#renderWhole('hash');
-      return;
-    }
-    if (error) s.jsonError = error;
-    if (!Object.keys(s.scenario).length) this.#presetWithError();
-    this.#url!.failed(s.jsonError);
-    const json = this.#part('json') as HTMLDetailsElement | null;
-    if (json) json.open = true;
-    this.#renderErrors();
-  }
-
   // ---- rendering ----
 
   /** After an edit: re-renders what it changed, then the errors, the JSON and the hash. */
@@ -296,7 +247,7 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   #afterChange(source: string): void {
-    if (source === 'control' || source === 'api') this.#url?.edited(this.#session!);
+    if (source === 'control' || source === 'api') this.#url?.edited();
     this.#renderErrors();
     if (source !== 'json') fillJson(this.#root, this.#session!);
     this.#url?.write();

@@ -1,24 +1,29 @@
 // The scenario in the URL hash (index.html, `sync-hash`): the element's edits written to
 // location.hash (a `#z=` link compressed first, link.ts, off the edit's path), a hash typed or
-// followed read back, and the "Copy link" button. The encoding is state/hash.ts's; the element owns
-// one UrlSync and says what a link asks for.
+// followed read back into the Session, and the "Copy link" button. The encoding is state/hash.ts's;
+// the element owns one UrlSync and draws what a link changed (LinkTarget).
 import { load } from './lazy';
 import { h } from './dom';
 import { t, type Lang } from './i18n';
-import { parseHash, type hashOf } from './state/hash';
+import { parseHash } from './state/hash';
 import type { Session } from './state/session';
 
 /** A scenario whose URL hash is longer than this is always written a moment later (encoding it
  * and replaceState with a long URL cost more than a frame's budget). */
 const LONG_HASH = 4096;
 
-/** What a link asks the element for. */
+/** What the element does for a link. */
 export interface LinkTarget {
-  /** The hash wanted for the scenario now (null: no scenario yet). */
-  hash(): ReturnType<typeof hashOf> | null;
+  /** A preset's link: loaded as picking it does. */
   preset(name: string): void;
-  /** A scenario's JSON from the URL, or (null) the error of a link that could not be read. */
-  scenario(text: string | null, error?: string): void;
+  /** A scenario's link is about to be applied (its errors are reported even if the same). */
+  applying(): void;
+  /** It was: draw it whole. */
+  whole(): void;
+  /** No scenario yet (a first link that could not be read): the preset attribute's. */
+  fallback(): void;
+  /** A link that could not be read: its error is shown beside the scenario JSON (opened). */
+  failed(): void;
 }
 
 /** The preset `el` opens on (its link's with `sync-hash`, else its attribute's), or null when it
@@ -46,9 +51,11 @@ export class UrlSync {
   #gen = 0;
   /** The error of a link that could not be read, shown until the next edit. */
   #linkError: string | null = null;
+  readonly #session: Session;
   readonly #target: LinkTarget;
 
-  constructor(target: LinkTarget) {
+  constructor(session: Session, target: LinkTarget) {
+    this.#session = session;
     this.#target = target;
     window.addEventListener('hashchange', () => this.read());
   }
@@ -58,15 +65,10 @@ export class UrlSync {
     this.#gen++;
   }
 
-  /** A link could not be read: its error (the session's jsonError) stays until the next edit. */
-  failed(message: string | null): void {
-    this.#linkError = message;
-  }
-
   /** An edit (a control, the API): the error of a link that could not be read is old news. */
-  edited(session: Session): void {
+  edited(): void {
     if (this.#linkError === null) return;
-    if (session.jsonError === this.#linkError) session.jsonError = null;
+    if (this.#session.jsonError === this.#linkError) this.#session.jsonError = null;
     this.#linkError = null;
   }
 
@@ -79,13 +81,29 @@ export class UrlSync {
     if (!wanted) return false;
     const gen = ++this.#gen;
     if ('preset' in wanted) this.#target.preset(wanted.preset);
-    else if ('scenario' in wanted) this.#target.scenario(wanted.scenario);
+    else if ('scenario' in wanted) this.#apply(wanted.scenario);
     else {
       return load('link').then((m) => m.inflate(wanted.z)).then(
-        (text) => { if (gen === this.#gen) this.#target.scenario(text); },
-        (e: unknown) => { if (gen === this.#gen) this.#target.scenario(null, e instanceof Error ? e.message : String(e)); });
+        (text) => { if (gen === this.#gen) this.#apply(text); },
+        (e: unknown) => { if (gen === this.#gen) this.#apply(null, e instanceof Error ? e.message : String(e)); });
     }
     return Promise.resolve();
+  }
+
+  /** A scenario's JSON from the URL, or (null) the error of a link that could not be read: the
+   * error stays until the next edit, and the last scenario with it (on the first load, the preset
+   * attribute's). */
+  #apply(text: string | null, error = ''): void {
+    const s = this.#session;
+    this.#target.applying();
+    if (text !== null && s.fromText(text)) {
+      this.#target.whole();
+      return;
+    }
+    if (error) s.jsonError = error;
+    if (!Object.keys(s.scenario).length) this.#target.fallback();
+    this.#linkError = s.jsonError;
+    this.#target.failed();
   }
 
   /** Writes the scenario to the URL: just after the edit (a task of its own, off the edit's path)
@@ -124,8 +142,8 @@ export class UrlSync {
     this.#timer = null;
     const now = performance.now();
     // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
-    const want = this.#target.hash();
-    if (!want) return;
+    if (!Object.keys(this.#session.scenario).length) return;
+    const want = this.#session.hash;
     if (!force && ('hash' in want ? want.hash : want.json).length > LONG_HASH && now - this.#written < 250) {
       this.#timer = setTimeout(() => this.#now(false), 250 - (now - this.#written));
       return;

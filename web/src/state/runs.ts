@@ -3,7 +3,7 @@
 // (state/long.ts), both in the worker (worker/background.ts). Each keeps its state for the views
 // (progress, mode, status) and can be cancelled; a training's or long run's outcome is handed back
 // to the Session, which shows it as it shows a run of its own.
-import { isCancelled } from '../worker/cancel';
+import { after, isCancelled } from '../worker/cancel';
 import type { Outcome, Scenario } from '../engine/compute';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../worker/sweep';
 import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../worker/background';
@@ -14,6 +14,13 @@ import { isLongRun } from './long';
 
 /** Runs a batch of scenarios (off the main thread when it can): worker/sweep.ts's runBatch. */
 export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
+
+/** The modules that run off the main thread (worker/sweep.ts, worker/background.ts), loaded when
+ * their first run starts (lazy chunks). */
+export interface Runners {
+  sweep: () => Promise<{ runBatch: Sweeper }>;
+  background: () => Promise<{ runInBackground: BackgroundRunner }>;
+}
 
 /** The Performer sweep: its progress, then the errors averaged over seeds. */
 export interface SweepState {
@@ -79,8 +86,11 @@ export class BackgroundRuns {
   /** Resolves when no long run is under way (`settled`); a new one replaces it. */
   #longRunDone: Promise<void> = Promise.resolve();
 
-  constructor(sweeper: Sweeper | null) {
-    this.#sweeper = sweeper;
+  /** Without runners, nothing runs off the main thread (no sweep; training and long runs on the page). */
+  constructor(runners: Runners | null) {
+    this.#sweeper = runners && ((job, onProgress) => after(runners.sweep(), (m) => m.runBatch(job, onProgress)));
+    this.background = runners && ((request, onProgress, onMode) =>
+      after(runners.background(), (m) => m.runInBackground(request, onProgress, onMode)));
   }
 
   // ---- the Performer sweep ----

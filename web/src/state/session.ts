@@ -7,7 +7,7 @@ import { clone, parseNumber } from '../format';
 import type { Engine, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
-import { fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
+import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { WITH_EXACT_WEIGHTS, exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
@@ -15,7 +15,7 @@ import { sweepIsSmall } from './performer';
 import { traits } from './algorithms';
 import { runTyped } from '../engine/typed';
 import type { BackgroundRunner } from '../worker/background';
-import { BackgroundRuns, type Sweeper } from './runs';
+import { BackgroundRuns, type Runners } from './runs';
 
 /** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse patterns). */
 interface Beside { full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
@@ -78,10 +78,10 @@ export class Session {
   readonly #engine: Engine;
   readonly #onTrace: (trace: Trace) => void;
 
-  constructor(engine: Engine, onTrace: (trace: Trace) => void, sweeper: Sweeper | null = null) {
+  constructor(engine: Engine, onTrace: (trace: Trace) => void, runners: Runners | null = null) {
     this.#engine = engine;
     this.#onTrace = onTrace;
-    this.runs = new BackgroundRuns(sweeper);
+    this.runs = new BackgroundRuns(runners);
   }
 
   /** Every error to show: the page's own and the core's, each with its field; the JSON's under "json". */
@@ -115,8 +115,10 @@ export class Session {
 
   // ---- whole scenarios ----
 
-  /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over. */
-  replace(scenario: Scenario, preset = ''): void {
+  /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over.
+   * True when it differs from the last in the values of q, k, v only (and no preset, slice 0, 0). */
+  replace(scenario: Scenario, preset = ''): boolean {
+    const values = this.preset === '' && preset === '' && this.b === 0 && this.h === 0 && sameShape(this.scenario, scenario);
     this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;
@@ -127,6 +129,7 @@ export class Session {
     this.invalid.clear();
     this.jsonError = null;
     this.#recompute();
+    return values;
   }
 
   /** Returns false (and names the problem) when the core has no such preset. */
