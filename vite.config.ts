@@ -2,7 +2,7 @@
 // page loads exactly the module that embedders load. Built by `npx vite build` (scripts/build.sh).
 //
 // First load (issue 8): the WASM core is its own file (dist/assets/attnplay_core-*.wasm, imported
-// by web/src/compute.ts with `?url`), fetched and compiled while it streams, after the page's first
+// by web/src/engine/compute.ts with `?url`), fetched and compiled while it streams, after the page's first
 // trace, which the small first-load module (dist/assets/attnplay_first-*.wasm) computes; the views that only
 // some algorithms need are split into chunks loaded on demand. dist/attention-playground.html is
 // built by a second, unsplit build (below) with the WASM inlined as base64: one file, no network.
@@ -137,7 +137,7 @@ function embedPreloads(): Plugin {
 }
 
 /** The single-file build: `import url from '.../attnplay_core.wasm?url'` becomes a data: URL
- * (compute.ts decodes it into wasmBinary; nothing is fetched). */
+ * (engine/compute.ts decodes it into wasmBinary; nothing is fetched). */
 function inlineWasm(): Plugin {
   const PREFIX = '\0attnplay-inline-wasm:';
   return {
@@ -188,13 +188,13 @@ function singleFileHtml(onHtml: (text: string) => void): Plugin {
 
 const common = (firstModule = true): UserConfig => ({
   root: here('./web'),
-  // web/src/compute.ts: the split site loads the small first-load module for its first trace; the
+  // web/src/engine/compute.ts: the split site loads the small first-load module for its first trace; the
   // single file has everything inlined already and leaves it out.
   define: { __ATTNPLAY_FIRST_MODULE__: JSON.stringify(firstModule) },
   base: './',
   publicDir: false,
   resolve: { alias: coreAlias },
-  // The Performer sweep's Web Worker (web/src/sweep-worker.ts): an ES module file of its own in
+  // The Performer sweep's Web Worker (web/src/worker/worker.ts): an ES module file of its own in
   // dist/assets, same-origin as the CSP of scripts/serve.mjs requires (no blob: or inline worker).
   worker: {
     format: 'es',

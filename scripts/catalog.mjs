@@ -1,4 +1,4 @@
-// build/wasm/catalog.json: the menus of the page's first load (web/src/compute.ts). The page
+// build/wasm/catalog.json: the menus of the page's first load (web/src/engine/compute.ts). The page
 // computes its first trace with the small first-load module (build/wasm/attnplay_first.*: `full`
 // only, no presets) and takes its menus from this file, written from the same build of the core:
 // every algorithm's registry entry but its description (name, titles, tensors, masks, defaults,

@@ -15,27 +15,13 @@
 // handed to wasm as a typed array, never through JSON. Errors are thrown as Error with the
 // message naming the field and `field` = that field's path ("q[0][2][0]", "mask.window"; "" when
 // the scenario as a whole is at fault); the module stays usable.
+import { isTypedTensor, toNested } from './nested.mjs';
+
 // The module's emscripten glue is imported when load() is first called: a page that starts with
-// the first-load module (web/src/compute.ts) fetches it only after its first trace.
+// the first-load module (web/src/engine/compute.ts) fetches it only after its first trace.
 const defaultFactory = () => import('../build/wasm/attnplay_core.mjs').then((m) => m.default);
 
 let corePromise = null;
-
-function isTypedTensor(value) {
-  return value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
-    (value.data instanceof Float64Array || value.data instanceof Float32Array);
-}
-
-function toNested(data, shape) {
-  if (shape.length === 0) return data[0];
-  let offset = 0;
-  const build = (depth) => {
-    const out = new Array(shape[depth]);
-    for (let i = 0; i < shape[depth]; i++) out[i] = depth + 1 === shape.length ? data[offset++] : build(depth + 1);
-    return out;
-  };
-  return build(0);
-}
 
 /** An Error whose `field` names the offending field (SPEC §1). */
 function inputError(field, message) {
@@ -146,7 +132,7 @@ export async function load(options = {}) {
 }
 
 /** The API over an instantiated module: load()'s, and the page's first-load module's
- * (build/wasm/attnplay_first.mjs, instantiated by web/src/compute.ts). */
+ * (build/wasm/attnplay_first.mjs, instantiated by web/src/engine/compute.ts). */
 export function api(core) {
   return {
     run: makeRun(core),

@@ -1,7 +1,7 @@
 // The page's first-load module (build/wasm/attnplay_first.*, CMakeLists.txt) and its catalog
 // (build/wasm/catalog.json, scripts/catalog.mjs): the page's first trace comes from the small
 // module, every later one from the whole module, so they must agree bit for bit; the catalog must
-// be the whole module's registry and presets, as web/src/compute.ts shows them before it loads.
+// be the whole module's registry and presets, as web/src/engine/compute.ts shows them before it loads.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -2,13 +2,13 @@
 // the state each view keeps for itself (the complexity table's n, d, k and its measured
 // runs, positional encoding's columns and δ, the scale argument's d and draws), and the Bahdanau
 // training's wiring to the Session. An algorithm's module names the views that go with it.
-import { isCancelled } from './cancel';
-import type { Engine, Outcome, Scenario } from './compute';
+import { isCancelled } from './worker/cancel';
+import type { Engine, Outcome, Scenario } from './engine/compute';
 import {
   COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats,
   type ComplexityParams, type Measured, type ScaleParams, type ScaleStats, type Session,
 } from './state';
-import { runBatch, type BatchHandle } from './sweep';
+import { runBatch, type BatchHandle } from './worker/sweep';
 import type { Lang } from './i18n';
 import { bahdanauView, trainProgress } from './views/bahdanau';
 import { complexityView } from './views/complexity';

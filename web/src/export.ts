@@ -6,7 +6,7 @@
 // The map is the one the results draw (views/results.ts `mapSpec`: the same 2-D slice, labels and
 // colour scale); a field the results do not draw is sliced by `genericSpec` below. No innerHTML:
 // the SVG is built with createElementNS and serialised, so its text is escaped by the serialiser.
-import type { Trace } from './compute';
+import type { Trace } from './engine/compute';
 import { fmt, shapeOf } from './format';
 import type { Lang } from './i18n';
 import { cellColor, textColorOf, type ColorKind, type HeatmapOptions } from './views/heatmap';

@@ -4,8 +4,8 @@
 // An algorithm's views are loaders of its module (web/src/algorithms/<name>.ts): `needModule`.
 const LOADERS = {
   approx: () => import('./views/approx'), // the error against exact attention, for any approximation
-  sweep: () => import('./sweep'),
-  background: () => import('./background'), // training and long runs in a worker (state/long.ts)
+  sweep: () => import('./worker/sweep'),
+  background: () => import('./worker/background'), // training and long runs in a worker (state/long.ts)
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
   export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
   link: () => import('./link'), // #z= links: deflate-raw and base64url

@@ -12,6 +12,7 @@
 
 import { Rng, RNG_STREAM } from './rng';
 import { algorithm as algorithmModule } from './algorithms';
+import { nested } from './engine/compute'; // `{shape, data}` tensors as nested arrays
 import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
 import TSLIB_PY from '../../tests/fixtures/reference/tslib.py?raw';
 import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
@@ -38,17 +39,6 @@ export function pyNum(x: Json): string {
   if (x === -Infinity) return "float('-inf')";
   if (Object.is(x, -0)) return '-0.0';
   return String(x);
-}
-
-/** `{shape, data}` (typed tensors) as nested arrays. */
-function nested(v: Json): Json {
-  if (v && typeof v === 'object' && !Array.isArray(v) && 'shape' in (v as Dict) && 'data' in (v as Dict)) {
-    const { shape, data } = v as { shape: number[]; data: ArrayLike<number> };
-    let offset = 0;
-    const build = (d: number): Json => (d === shape.length ? data[offset++] : Array.from({ length: shape[d] }, () => build(d + 1)));
-    return build(0);
-  }
-  return v;
 }
 
 /** A nested list literal: the innermost rows on one line each. */

@@ -48,6 +48,15 @@ declare module '*/wasm/attnplay.mjs' {
   export function api(module: unknown): Core;
 }
 
+/** wasm/nested.mjs: nested arrays <-> typed tensors, the one conversion (the core's API, the page). */
+declare module '*/wasm/nested.mjs' {
+  export interface TypedTensor { shape: number[]; data: Float64Array }
+  export function isTypedTensor(value: unknown): value is { shape: number[]; data: Float64Array | Float32Array };
+  export function toNested(data: ArrayLike<number>, shape: number[]): unknown;
+  export function nested(value: unknown): unknown;
+  export function fromNested(value: unknown): TypedTensor | null;
+}
+
 /** Emscripten's factory of the first-load module (CMakeLists.txt: attnplay_first). */
 declare module '*/build/wasm/attnplay_first.mjs' {
   const factory: (options: { locateFile?: (file: string, dir: string) => string }) => Promise<unknown>;

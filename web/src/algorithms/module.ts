@@ -1,7 +1,7 @@
 // What one algorithm module (web/src/algorithms/<name>.ts) tells the page. Modules are statically
 // imported by the registry (index.ts), so they hold descriptors only: their views and snippet
 // builders are `() => import(...)` loaders, fetched when a trace of theirs is first drawn or copied.
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import type { Lang, Text } from '../i18n';
 import type { Prop } from '../state/props';
 import type { Session } from '../state/session';

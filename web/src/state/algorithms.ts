@@ -1,6 +1,6 @@
 // The core's algorithm registry (the menu), set once the core is loaded (every element shares the
 // core). What the page knows of each algorithm is in its module, web/src/algorithms/<name>.ts.
-import type { Algorithm } from '../compute';
+import type { Algorithm } from '../engine/compute';
 
 export { MASK_KINDS, isAlg, traits, type AlgorithmTraits, type MaskKind, type TensorName } from '../algorithms/module';
 

@@ -1,7 +1,7 @@
 // Exact attention beside an approximation (SPEC §3: every approximate algorithm reports
 // exact_context and max_abs_error): the trace carries the exact context, and for the maps of
 // weights the page runs full attention on the same inputs once more. No DOM.
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { PAGE_ALGORITHMS } from '../algorithms';
 import { dims, get } from './scenario';
 

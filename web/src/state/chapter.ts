@@ -3,8 +3,8 @@
 // state, additive attention's features. Every attention number is the core's; what is computed
 // here is display arithmetic on a trace (the rotation of P's pairs) or a demonstration of a
 // statistical fact with the core's generator ported to TS (rng.ts), documented as such.
-import type { Scenario, Trace } from '../compute';
-import type { BatchJob, BatchValue } from '../batch';
+import type { Scenario, Trace } from '../engine/compute';
+import type { BatchJob, BatchValue } from '../engine/batch';
 import { Rng, RNG_STREAM } from '../rng';
 import { PAGE_ALGORITHMS } from '../algorithms';
 

@@ -2,7 +2,7 @@
 // unmodified, else `#z=<base64url of deflate-raw(JSON)>` (link.ts, a chunk of its own), or
 // `#scenario=<JSON, URI-encoded>` where the browser has no CompressionStream. All three are read.
 // Text only: the element reads and writes location.
-import type { Scenario } from '../compute';
+import type { Scenario } from '../engine/compute';
 
 /** The hash when it needs no compression: `#preset=` (unmodified), else `#scenario=`; `json`
  * (when given) is the scenario's JSON, to compress instead. */

@@ -5,7 +5,7 @@
 // the core does about 3 units per ns; a number of an L_Q x L_K field of a trace "full" (scores,
 // allowed, weights, ...) costs about 230 units on the main thread (the core writes it, the boundary
 // makes nested arrays of it). A run above LONG_RUN_UNITS (about 30 ms) is long. No DOM.
-import type { Scenario } from '../compute';
+import type { Scenario } from '../engine/compute';
 import { shapeOf } from '../format';
 import { WITH_EXACT_WEIGHTS, exactIsSmall } from './approx';
 import { dims, get } from './scenario';

@@ -2,8 +2,8 @@
 // current q, k, v through FAVOR+ for m in {2, ..., 64} random features, 20 seeds each, with iid
 // features, orthogonal ones, and orthogonal ones with quantile norms; each run's max_abs_error is
 // the core's, and the page averages them over the seeds. No DOM.
-import type { Scenario } from '../compute';
-import type { BatchJob, BatchValue } from '../batch';
+import type { Scenario } from '../engine/compute';
+import type { BatchJob, BatchValue } from '../engine/batch';
 import { clone } from '../format';
 import { dims } from './scenario';
 

@@ -3,7 +3,7 @@
 // the pitfall switches at the reference). Shapes and numbers come from the core's traces, never
 // from a formula here.
 import { clone, shapeOf } from '../format';
-import type { Outcome, Scenario } from '../compute';
+import type { Outcome, Scenario } from '../engine/compute';
 import { PROP, isProb, type Stash } from './props';
 import { get } from './scenario';
 

@@ -7,7 +7,7 @@
 // The rows every scenario has are here; each algorithm's own rows are in its module
 // (web/src/algorithms/<name>.ts, `applies: isAlg('name')`), spliced in the registry's order.
 import { shapeOf } from '../format';
-import type { Scenario } from '../compute';
+import type { Scenario } from '../engine/compute';
 import type { Text } from '../i18n';
 import { PAGE_ALGORITHMS } from '../algorithms';
 import { isProb, maskKind, traits } from '../algorithms/module';

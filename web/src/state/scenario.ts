@@ -1,7 +1,7 @@
 // Reading and editing a scenario (SPEC §2) as plain data: dotted keys, index paths, the sizes of
 // q, k, v and consistent resizing. No DOM, no numbers of the core.
 import { clone, shapeOf } from '../format';
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { traits } from './algorithms';
 
 export function get(s: Scenario, key: string): unknown {
@@ -152,4 +152,11 @@ export function fitSharedKeys(s: Scenario): void {
   if (!traits(s).sharedQK || !Array.isArray(s.v)) return;
   const L_Q = shapeOf(s.q)[1], L = shapeOf(s.v)[1];
   if (L_Q && L !== L_Q) s.v = resizeAxis(s.v, 1, L_Q);
+}
+
+/** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
+export function sameShape(a: Scenario, b: Scenario): boolean {
+  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : typeof x);
+  const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
+  return rest(a) === rest(b);
 }

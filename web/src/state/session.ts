@@ -1,60 +1,21 @@
 // One element's state, no DOM: the scenario and what was put aside, the latest good trace and the
 // runs shown beside it, the errors (the core's by field; the page's own by control key), the
 // (b, h) slice shown. Every action edits the scenario through the property table and recomputes
-// with the engine; the element renders what results.
+// with the engine; the element renders what results. What runs off the main thread (the sweep, a
+// training, a long run) is its BackgroundRuns' (runs.ts).
 import { clone, parseNumber } from '../format';
-import { isCancelled } from '../cancel';
-import type { Engine, Outcome, Scenario, Trace } from '../compute';
+import type { Engine, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
-import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
+import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
-import { SWEEP_SEEDS, firstError, sweepCurves, sweepIsSmall, sweepJob, sweepSignature, type SweepCurve } from './performer';
+import { sweepIsSmall } from './performer';
 import { algorithm, traits } from '../algorithms/module';
-import { runTyped } from './typed';
-import type { BatchHandle, BatchJob, Progress, SweepMode } from '../sweep';
-import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../background';
-import { newTrainState, trains, type TrainState } from './chapter';
-import { dims as sizes } from './scenario';
-import { isLongRun } from './long';
-
-/** Runs a batch of scenarios (off the main thread when it can): sweep.ts's runBatch. */
-export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
-
-/** The Performer sweep: its progress, then the errors averaged over seeds. */
-export interface SweepState {
-  /** The inputs it is for (sweepSignature). */
-  signature: string;
-  status: 'running' | 'done' | 'cancelled' | 'failed';
-  done: number;
-  total: number;
-  mode: SweepMode | null;
-  curves: SweepCurve[] | null;
-  /** Runs the core refused. */
-  failed: number;
-  /** Time in the core, and from start to the last result. */
-  ms: number | null;
-  wallMs: number | null;
-  message: string | null;
-  /** E of the inputs (orthogonal blocks are E rows). */
-  E: number;
-  /** Seeds per (kind, m). */
-  seeds: number;
-}
-
-/** A run expected to be long (state/long.ts), in a worker: its status line in the results' head. */
-export interface LongRunState {
-  status: 'running' | 'done' | 'cancelled' | 'failed';
-  /** Where it runs: null until the worker started (or could not). */
-  mode: BackgroundMode | null;
-  L_Q: number;
-  L_K: number;
-  /** From the start to the trace (done). */
-  ms: number | null;
-  message: string | null;
-}
+import { runTyped } from '../engine/typed';
+import type { BackgroundRunner } from '../worker/background';
+import { BackgroundRuns, type Runners } from './runs';
 
 /** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse patterns). */
 interface Beside { full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
@@ -72,14 +33,6 @@ function editCopy(s: Scenario): Scenario {
     out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) ? clone(value) : value;
   }
   return out;
-}
-
-/** Whether two scenarios of runs beside a trace are the same run (made from the same scenario: its
- * tensors are the same arrays). */
-function sameRun(a: Scenario, b: Scenario): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key] ||
-    (typeof a[key] === 'object' && JSON.stringify(a[key]) === JSON.stringify(b[key])));
 }
 
 export class Session {
@@ -106,36 +59,29 @@ export class Session {
   flashStep: number | null = null;
   /** The sparse view's query whose two-layer reach is drawn (null: the view's choice). */
   sparseQuery: number | null = null;
-  /** The Performer sweep, once started, and the seeds per point it runs with. */
-  sweep: SweepState | null = null;
-  sweepSeeds = SWEEP_SEEDS;
-  #sweepHandle: BatchHandle | null = null;
   /** The sparse view's w and k where the scenario's mask has no such field. */
   #sparseKept: SparseParams = { ...SPARSE_DEFAULTS };
-  readonly #sweeper: Sweeper | null;
-  /** Runs off the main thread (background.ts): training (bahdanau with `train`) and a run expected
-   * to be long (state/long.ts). `onBackground(final)` after each epoch's progress or the worker's
-   * start, and at the end (final: the trace or the status changed). */
-  background: BackgroundRunner | null = null;
-  training: TrainState | null = null;
-  longRun: LongRunState | null = null;
-  onBackground: ((final: boolean) => void) | null = null;
-  /** The training or long run under way (one at a time: a new scenario cancels it). */
-  #backgroundHandle: BackgroundHandle | null = null;
-  /** Resolves when no long run is under way (`settled`); a new one replaces it. */
-  #longRunDone: Promise<void> = Promise.resolve();
+  /** The sweep, the training and the long run (off the main thread). */
+  readonly runs: BackgroundRuns;
+  /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
+  onLoaded: (() => void) | null = null;
   /** The (b, h) slice shown. */
   b = 0;
   h = 0;
   /** What normalise() and fitSamples() put aside, to bring back when it applies (fits) again. */
   #stash: Stash = {};
+  /** The sparse patterns' signature (sparseSignature): run again only when it changes. */
+  #sparseSignature: string | null = null;
+  /** A preset chosen before its scenario was there (loadPreset); any other scenario cancels it. */
+  #pendingPreset: string | null = null;
+  #awaitingWhole = false;
   readonly #engine: Engine;
   readonly #onTrace: (trace: Trace) => void;
 
-  constructor(engine: Engine, onTrace: (trace: Trace) => void, sweeper: Sweeper | null = null) {
+  constructor(engine: Engine, onTrace: (trace: Trace) => void, runners: Runners | null = null) {
     this.#engine = engine;
     this.#onTrace = onTrace;
-    this.#sweeper = sweeper;
+    this.runs = new BackgroundRuns(runners);
   }
 
   /** Every error to show: the page's own and the core's, each with its field; the JSON's under "json". */
@@ -153,12 +99,8 @@ export class Session {
   }
 
   /** Resolves once no long run is under way (the latest one's trace shown, or it ended). */
-  async longRunSettled(): Promise<void> {
-    for (let p = this.#longRunDone; ; ) {
-      await p;
-      if (p === this.#longRunDone) return;
-      p = this.#longRunDone;
-    }
+  longRunSettled(): Promise<void> {
+    return this.runs.settled();
   }
 
   /** The URL hash for the scenario, or its JSON to compress (hash.ts). */
@@ -173,8 +115,10 @@ export class Session {
 
   // ---- whole scenarios ----
 
-  /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over. */
-  replace(scenario: Scenario, preset = ''): void {
+  /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over.
+   * True when it differs from the last in the values of q, k, v only (and no preset, slice 0, 0). */
+  replace(scenario: Scenario, preset = ''): boolean {
+    const values = this.preset === '' && preset === '' && this.b === 0 && this.h === 0 && sameShape(this.scenario, scenario);
     this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;
@@ -185,6 +129,7 @@ export class Session {
     this.invalid.clear();
     this.jsonError = null;
     this.#recompute();
+    return values;
   }
 
   /** Returns false (and names the problem) when the core has no such preset. */
@@ -315,8 +260,6 @@ export class Session {
     return { patterns: sparsePatterns(s, this.#sparseKept, run), signature };
   }
 
-  #sparseSignature: string | null = null;
-
   selectSparseQuery(i: number): void {
     this.sparseQuery = i;
   }
@@ -325,55 +268,26 @@ export class Session {
 
   /** A sweep is due: a performer trace whose inputs have no sweep yet, small enough to start by itself. */
   get sweepDue(): boolean {
-    return this.trace?.algorithm === 'performer' && this.error === null && sweepIsSmall(this.scenario) &&
-      this.sweep?.signature !== sweepSignature(this.scenario, this.sweepSeeds);
+    return this.trace?.algorithm === 'performer' && this.error === null && sweepIsSmall(this.scenario) && !this.sweepCurrent;
   }
 
   /** Whether the sweep shown is for the current inputs and seed count. */
   get sweepCurrent(): boolean {
-    return this.sweep?.signature === sweepSignature(this.scenario, this.sweepSeeds);
+    return this.runs.sweepCurrent(this.scenario);
   }
+
+  get sweep() { return this.runs.sweep; }
+  get sweepSeeds(): number { return this.runs.sweepSeeds; }
+  set sweepSeeds(n: number) { this.runs.sweepSeeds = n; }
 
   /** Starts the sweep on the current inputs (cancelling one under way); `onChange` after each
    * progress report and at the end. */
   startSweep(onChange: () => void): void {
-    if (!this.#sweeper) return;
-    this.cancelSweep();
-    const s = this.scenario;
-    const seeds = this.sweepSeeds;
-    const { job, points } = sweepJob(s, seeds);
-    const state: SweepState = { signature: sweepSignature(s, seeds), status: 'running', done: 0, total: points.length, mode: null,
-      curves: null, failed: 0, ms: null, wallMs: null, message: null, E: dims(s).E, seeds };
-    this.sweep = state;
-    const start = performance.now();
-    const handle = this.#sweeper(job, (done, total, mode) => {
-      if (this.sweep !== state) return;
-      Object.assign(state, { done, total, mode });
-      onChange();
-    });
-    this.#sweepHandle = handle;
-    handle.done.then((result) => {
-      if (this.sweep !== state) return;
-      const { curves, failed } = sweepCurves(points, result.values);
-      Object.assign(state, { status: failed === points.length ? 'failed' : 'done', done: points.length, mode: result.mode,
-        curves, failed, ms: result.ms, wallMs: performance.now() - start,
-        message: failed ? firstError(result.values) : null });
-      this.#sweepHandle = null;
-      onChange();
-    }, (e: unknown) => {
-      if (this.sweep !== state) return;
-      const cancelled = isCancelled(e);
-      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : String((e as Error)?.message ?? e) });
-      this.#sweepHandle = null;
-      onChange();
-    });
+    this.runs.startSweep(this.scenario, onChange);
   }
 
   cancelSweep(): void {
-    const handle = this.#sweepHandle;
-    this.#sweepHandle = null;
-    if (this.sweep?.status === 'running') this.sweep.status = 'cancelled';
-    handle?.cancel();
+    this.runs.cancelSweep();
   }
 
   #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void): boolean {
@@ -389,105 +303,38 @@ export class Session {
     return true;
   }
 
-  // ---- off the main thread: training (issue 9) and long runs; the trace arrives when the worker is done ----
+  // ---- off the main thread: training (issue 9) and long runs (runs.ts); the trace arrives when the worker is done ----
 
-  /** Hands the scenario and the runs beside it to the background runner (ending what ran there);
-   * `onDone` with the result, `onStop` if it was cancelled or failed, unless something newer
-   * replaced it (`current()` false). */
-  #inBackground(scenario: Scenario, beside: Scenario[], progress: boolean, current: () => boolean,
-    onProgress: Parameters<BackgroundRunner>[1], onMode: (mode: BackgroundMode) => void,
-    onDone: (result: BackgroundResult) => void, onStop: (cancelled: boolean, message: string) => void): Promise<void> {
-    this.#backgroundHandle?.cancel(); // the callers have marked it cancelled
-    const handle = this.background!({ scenario, beside, progress }, (fraction, what, detail) => {
-      if (current()) onProgress(fraction, what, detail);
-    }, (mode) => { if (current()) onMode(mode); });
-    this.#backgroundHandle = handle;
-    return handle.done.then((result) => {
-      if (!current()) return;
-      this.#backgroundHandle = null;
-      onDone(result);
-    }, (e: unknown) => {
-      if (!current()) return;
-      this.#backgroundHandle = null;
-      onStop(isCancelled(e), String((e as Error)?.message ?? e));
-    });
-  }
+  get background(): BackgroundRunner | null { return this.runs.background; }
+  set background(runner: BackgroundRunner | null) { this.runs.background = runner; }
+  get onBackground() { return this.runs.onBackground; }
+  set onBackground(f: ((final: boolean) => void) | null) { this.runs.onBackground = f; }
+  get training() { return this.runs.training; }
+  get longRun() { return this.runs.longRun; }
 
   /** Stops the training or long run under way (its worker is terminated); the last good trace stays. */
   cancelBackground(): void {
-    const handle = this.#backgroundHandle;
-    this.#backgroundHandle = null;
-    if (this.training?.status === 'running') this.training.status = 'cancelled';
-    if (this.longRun?.status === 'running') this.longRun.status = 'cancelled';
-    handle?.cancel();
+    this.runs.cancel();
   }
 
   /** Stops a training under way (the chapter's Cancel): as cancelBackground. */
   cancelTraining(): void {
-    if (this.training?.status === 'running') this.cancelBackground();
+    if (this.training?.status === 'running') this.runs.cancel();
   }
 
   /** Trains the scenario (cancelling what runs in the background) unless it is being or was trained. */
   startTraining(force = false): void {
-    if (!this.background) return;
-    const s = this.scenario;
-    const state = newTrainState(s);
-    const same = this.training?.signature === state.signature;
-    if (same && !force && (this.training!.status === 'running' || this.training!.status === 'done')) return;
-    this.cancelBackground();
-    this.training = state;
-    this.longRun = null;
-    const start = performance.now();
-    void this.#inBackground(s, [], true, () => this.training === state, (fraction, what, detail) => {
-      state.fraction = fraction;
-      state.what = what;
-      if (typeof detail.loss === 'number') state.losses.push(detail.loss);
-      if (typeof detail.epochs === 'number') state.epochs = detail.epochs;
-      this.onBackground?.(false);
-    }, (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, mode }) => {
-      Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, fraction: 1, message: outcome.ok ? null : outcome.error });
-      if (outcome.ok) state.losses = Array.isArray(outcome.trace.loss) ? (outcome.trace.loss as number[]) : state.losses;
-      state.ms = performance.now() - start;
-      this.#show(outcome, () => ({ ok: false, error: 'not run', field: '' }));
-      this.onBackground?.(true);
-    }, (cancelled, message) => {
-      Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : message });
-      this.onBackground?.(true);
-    });
+    this.runs.startTraining(this.scenario, force, (out, run) => this.#show(out, run));
   }
 
-  /** A run expected to be long: in the worker with the runs beside its trace; the last good trace
-   * stays (stale) meanwhile. The runs beside are those #beside asks for when the trace is the one
-   * expected (this algorithm; `allowed` at trace "full"); run again in the same order, #beside
-   * takes their outcomes. */
-  #startLongRun(): void {
-    const s = this.scenario;
+  /** The runs beside the trace of a long run of `s` (in the worker, with it): those #beside asks
+   * for when the trace is the one expected (this algorithm; `allowed` at trace "full"). */
+  #besideRuns(s: Scenario): Scenario[] {
     const asked: Scenario[] = [];
     const expected = { algorithm: String(s.algorithm), shapes: {}, ...(s.trace === 'context' ? {} : { allowed: true }) } as Trace;
     this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
-    const { L_Q, L_K } = sizes(s);
-    const state: LongRunState = { status: 'running', mode: null, L_Q, L_K, ms: null, message: null };
-    this.longRun = state;
-    const start = performance.now();
-    this.#longRunDone = this.#inBackground(s, asked, false, () => this.longRun === state, () => {},
-      (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, beside, mode }) => {
-        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start,
-          message: outcome.ok ? null : outcome.error });
-        let i = 0;
-        this.#show(outcome, (x) => (i < asked.length && sameRun(x, asked[i]) ? beside[i++] : undefined) ??
-          { ok: false, error: 'not run in the background', field: '' });
-        this.onBackground?.(true);
-      }, (cancelled, message) => {
-        Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : message });
-        this.onBackground?.(true);
-      });
+    return asked;
   }
-
-  /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
-  onLoaded: (() => void) | null = null;
-  /** A preset chosen before its scenario was there (loadPreset); any other scenario cancels it. */
-  #pendingPreset: string | null = null;
-  #awaitingWhole = false;
 
   /** Once the whole module is there, the preset or the run that waited for it happens. */
   #awaitWhole(): void {
@@ -512,16 +359,8 @@ export class Session {
       this.#awaitWhole();
       return;
     }
-    if (this.background && trains(this.scenario)) {
-      this.startTraining();
-      return;
-    }
-    this.cancelBackground();
-    if (this.background && isLongRun(this.scenario)) {
-      this.#startLongRun();
-      return;
-    }
-    this.longRun = null;
+    const s = this.scenario;
+    if (this.runs.take(s, (out, run) => this.#show(out, run), () => this.#besideRuns(s))) return;
     const run = (s: Scenario) => runTyped(this.#engine, s);
     this.#show(run(this.scenario), run);
   }

@@ -3,11 +3,11 @@
 // masks (their `allowed` and `cost` are the core's), and the note's alternating layers — which
 // inputs a query reaches after one layer of local and one of atrous attention — as the boolean
 // product of the two runs' `allowed`. No DOM; no number of the core computed here.
-import type { Outcome, Scenario, Trace } from '../compute';
+import type { Outcome, Scenario, Trace } from '../engine/compute';
 import { at } from '../format';
 import { get } from './scenario';
 import { algorithm } from '../algorithms/module';
-import { typedTensor } from './typed';
+import { typedTensor } from '../engine/typed';
 
 export const SPARSE_KINDS = ['local', 'atrous', 'strided'] as const;
 export type SparseKind = (typeof SPARSE_KINDS)[number];

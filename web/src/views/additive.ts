@@ -4,7 +4,7 @@
 // a check). DOM only.
 import { h } from '../dom';
 import { exact, fmt } from '../format';
-import type { Trace } from '../compute';
+import type { Trace } from '../engine/compute';
 import { featureRows, featureScores } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';

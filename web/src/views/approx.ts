@@ -4,7 +4,7 @@
 // is the trace's; the percentage is their ratio. DOM only.
 import { append, h } from '../dom';
 import { at, exact, fmt } from '../format';
-import type { Trace } from '../compute';
+import type { Trace } from '../engine/compute';
 import { t, type Lang } from '../i18n';
 import { contextMap } from './results';
 

@@ -3,7 +3,7 @@
 // number is the trace's (or, while training, the loss the core reports after each epoch). DOM only.
 import { h } from '../dom';
 import { fmt, range } from '../format';
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { argmaxRows, d2lShapes, mirrored, tokenName, type TrainState } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';

@@ -2,7 +2,7 @@
 // callbacks; the element decides what to recompute and re-render.
 import { h, newId } from '../dom';
 import { fmt, parseNumber } from '../format';
-import type { Scenario } from '../compute';
+import type { Scenario } from '../engine/compute';
 import { PROPS, choicesOf, dims, get, shown, type Panel, type Prop } from '../state';
 import { t, tx, type Lang } from '../i18n';
 

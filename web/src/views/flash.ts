@@ -7,7 +7,7 @@
 // DOM only.
 import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { tx, type Lang, type Text } from '../i18n';
 import { heatmap } from './heatmap';
 

@@ -4,7 +4,7 @@
 // inputs), the features φ(Q), φ(K), and the error and cost beside exact attention. DOM only.
 import { h } from '../dom';
 import { at } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { t, tx, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { bhMap, contextMap } from './results';

@@ -4,7 +4,7 @@
 import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { h } from '../dom';
 import { exact, fmt, range } from '../format';
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { t, type Lang } from '../i18n';
 import { label, svg, textWidth } from './svg';
 

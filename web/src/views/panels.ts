@@ -3,7 +3,7 @@
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
 import { range } from '../format';
-import type { Preset, Scenario } from '../compute';
+import type { Preset, Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';

@@ -7,7 +7,7 @@
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { h, newId } from '../dom';
 import { exact, fmt } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { FEATURE_KINDS, SWEEP_M, SWEEP_SEED_CHOICES, type CurvePoint, type FeatureKind, type SweepCurve, type SweepState } from '../state';
 import { t, type Key, type Lang } from '../i18n';
 import { approxPanel } from './approx';

@@ -2,7 +2,7 @@
 // with every switch at the reference's default, for one (b, h). DOM only.
 import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import type { PitfallKey } from '../state';
 import { t, type Key, type Lang } from '../i18n';
 import { samplesOf, updatedRows } from './prob';

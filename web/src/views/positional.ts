@@ -4,7 +4,7 @@
 // arithmetic on the trace's P (state/chapter.ts). DOM only.
 import { h, scrollBox } from '../dom';
 import { exact, fmt, range } from '../format';
-import type { Scenario, Trace } from '../compute';
+import type { Scenario, Trace } from '../engine/compute';
 import { binary, frequencies, rotateRow, rotation, rotationError } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';

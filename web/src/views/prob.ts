@@ -4,7 +4,7 @@
 // same q, k, v and mask. Every number is the trace's. DOM only.
 import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range, sliceBH } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { t, type Lang } from '../i18n';
 import { heatmap } from './heatmap';
 import { contextMap } from './results';

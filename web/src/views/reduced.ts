@@ -6,7 +6,7 @@
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import { h, scrollBox } from '../dom';
 import { at, exact, range } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { t, type Lang } from '../i18n';
 import { approxPanel } from './approx';
 import { heatmap } from './heatmap';

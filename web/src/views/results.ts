@@ -2,7 +2,7 @@
 // context (an algorithm's module may title its scores and weights). DOM only.
 import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
-import type { Trace } from '../compute';
+import type { Trace } from '../engine/compute';
 import { t, tx, type Lang } from '../i18n';
 import { algorithm } from '../algorithms';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';

@@ -4,7 +4,7 @@
 // the softmax row with and without the scale is the core's `full` (scale 1 against the default). DOM only.
 import { h } from '../dom';
 import { exact, fmt, range } from '../format';
-import type { Outcome } from '../compute';
+import type { Outcome } from '../engine/compute';
 import type { ScaleParams, ScaleStats } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';

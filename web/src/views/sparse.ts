@@ -6,7 +6,7 @@
 // the reach is their boolean product (state/sparse.ts). DOM only.
 import { h, newId } from '../dom';
 import { range } from '../format';
-import type { Outcome, Trace } from '../compute';
+import type { Outcome, Trace } from '../engine/compute';
 import { SPARSE_KINDS, allowedOf, countTrue, reach, type SparseKind, type SparseParams, type SparsePatterns } from '../state';
 import { t, type Key, type Lang } from '../i18n';
 import { costBar, percent } from './approx';

@@ -15,12 +15,15 @@
 // while it streams (WebAssembly.instantiateStreaming). The single-file page's build turns the URL
 // into a data: URL (vite.config.ts); it is decoded here and handed over as bytes, nothing fetched;
 // that build has no first-load module (__ATTNPLAY_FIRST_MODULE__ is false: nothing to save).
-import { api, load } from '../../wasm/attnplay.mjs';
-import type { AlgorithmRecord, Core, PresetRecord } from '../../wasm/attnplay.mjs';
-import wasmUrl from '../../build/wasm/attnplay_core.wasm?url';
+import { api, load } from '../../../wasm/attnplay.mjs';
+import type { AlgorithmRecord, Core, PresetRecord } from '../../../wasm/attnplay.mjs';
+import wasmUrl from '../../../build/wasm/attnplay_core.wasm?url';
 // a URL only (no chunk of its own for one line); unused, so left out, in the single file
-import firstWasmUrl from '../../build/wasm/attnplay_first.wasm?url';
-import catalog from '../../build/wasm/catalog.json';
+import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
+import catalog from '../../../build/wasm/catalog.json';
+// the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
+// it is bundled with the core's API (imported directly, it would be a first-load file of its own)
+export { fromNested, isTypedTensor, nested, type TypedTensor } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
@@ -100,7 +103,7 @@ function loadWhole(): Promise<Core> {
 
 /** The first-load module and the algorithms it runs (null where there is none, or it failed). */
 function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
-  firstPromise ??= !__ATTNPLAY_FIRST_MODULE__ ? Promise.resolve(null) : import('../../build/wasm/attnplay_first.mjs').then(async (factory) => {
+  firstPromise ??= !__ATTNPLAY_FIRST_MODULE__ ? Promise.resolve(null) : import('../../../build/wasm/attnplay_first.mjs').then(async (factory) => {
     const module = await factory.default({
       locateFile: (file: string, dir: string) => (file.endsWith('.wasm') ? firstWasmUrl : dir + file),
     });

@@ -1,19 +1,20 @@
 // One scenario run off the main thread, with progress and cancel (SPEC §1: long work never freezes
 // the page): a scenario that trains (bahdanau with `train`) and a run expected to be long
-// (state/long.ts). A Web Worker (sweep-worker.ts, shared with the batches of sweep.ts: one kept
-// idle) runs the scenario, then the runs shown beside its trace (`beside`: prob's full comparison,
+// (state/long.ts). A Web Worker (worker.ts, from pool.ts: shared with the batches of sweep.ts,
+// one kept idle) runs the scenario, then the runs shown beside its trace (`beside`: prob's full comparison,
 // exact attention, the sparse patterns), and posts the outcomes; a training's progress after each
 // epoch. Cancel terminates the worker: it is blocked inside WASM and cannot be told to stop (the
 // page keeps its last good trace; the next run starts a new worker). Where no worker can start (the
 // single-file page from file://), the run blocks the page once, after a frame that shows
 // "computing on the page". No DOM.
 import { cancellable, cancelledError, type Cancellable } from './cancel';
-import { getEngine, type RunProgress } from './compute';
-import { runRequest, type BackgroundRequest, type BackgroundResult, type FromWorker } from './batch';
-import { acquire, release } from './sweep';
-import { withTypedInputs } from './state/typed';
+import { getEngine, type RunProgress } from '../engine/compute';
+import { runRequest, type BackgroundRequest, type BackgroundResult } from '../engine/batch';
+import type { FromWorker } from './protocol';
+import { acquire, release } from './pool';
+import { withTypedInputs } from '../engine/typed';
 
-export type { BackgroundMode, BackgroundRequest, BackgroundResult } from './batch';
+export type { BackgroundMode, BackgroundRequest, BackgroundResult } from '../engine/batch';
 type BackgroundMode = BackgroundResult['mode'];
 /** done resolves with the core's outcomes; rejects with an Error named "AbortError" once cancelled. */
 export type BackgroundHandle = Cancellable<BackgroundResult>;

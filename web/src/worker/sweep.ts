@@ -1,13 +1,14 @@
-// Long batches of runs (the Performer sweep) off the main thread: a module Web Worker built by Vite
-// from sweep-worker.ts (a same-origin file, as the served CSP `script-src 'self'` requires). Where
+// Long batches of runs (the Performer sweep) off the main thread, in a Web Worker of pool.ts. Where
 // no worker can start (dist/attention-playground.html from file://: Chromium lets no file:// page
 // start a worker from a file), the batch runs on the main thread in slices of about 12 ms, yielding
 // between slices so the page stays responsive; both report progress and can be cancelled. No DOM.
 import { cancellable, cancelledError, type Cancellable } from './cancel';
-import { getEngine } from './compute';
-import { runVariant, type BatchJob, type BatchValue, type FromWorker } from './batch';
+import { getEngine } from '../engine/compute';
+import { runVariant, type BatchJob, type BatchValue } from '../engine/batch';
+import type { FromWorker } from './protocol';
+import { acquire, release } from './pool';
 
-export type { BatchJob, BatchValue } from './batch';
+export type { BatchJob, BatchValue } from '../engine/batch';
 export type SweepMode = 'worker' | 'main';
 
 /** ms: the time spent running the core (the wall time is longer by the worker's start or the yields). */
@@ -17,52 +18,6 @@ export interface BatchResult { values: BatchValue[]; ms: number; mode: SweepMode
 export type BatchHandle = Cancellable<BatchResult>;
 
 export type Progress = (done: number, total: number, mode: SweepMode) => void;
-
-// ---- the workers: one per batch in flight (a cancel ends its batch's worker only); one kept idle ----
-
-let idle: Worker | null = null;
-/** Once a worker could not start, every batch runs on the main thread. */
-let noWorker = false;
-
-export function startWorker(): Promise<Worker | null> {
-  return new Promise((resolve) => {
-    let w: Worker;
-    try {
-      w = new Worker(new URL('./sweep-worker.ts', import.meta.url), { type: 'module', name: 'attnplay-sweep' });
-    } catch {
-      resolve(null);
-      return;
-    }
-    const fail = () => { w.terminate(); resolve(null); };
-    const timer = setTimeout(fail, 10000);
-    w.addEventListener('error', (e) => { e.preventDefault(); clearTimeout(timer); fail(); }, { once: true });
-    w.addEventListener('message', (e: MessageEvent<FromWorker>) => {
-      clearTimeout(timer);
-      if (e.data.type === 'ready') resolve(w);
-      else fail();
-    }, { once: true });
-  });
-}
-
-/** A worker for one batch or one background run (background.ts): the idle one, or a new one; null
- * where none can start. */
-export async function acquire(): Promise<Worker | null> {
-  if (noWorker) return null;
-  if (idle) {
-    const w = idle;
-    idle = null;
-    return w;
-  }
-  const w = await startWorker();
-  if (!w) noWorker = true;
-  return w;
-}
-
-/** A worker done with its work: kept idle (one at most), else ended. */
-export function release(w: Worker): void {
-  if (idle) w.terminate();
-  else idle = w;
-}
 
 let nextId = 1;
 

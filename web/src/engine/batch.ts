@@ -1,10 +1,9 @@
-// What the Web Worker (sweep-worker.ts) runs, shared with its main-thread fallbacks: many runs of
+// What the Web Worker (worker/worker.ts) runs, shared with its main-thread fallbacks: many runs of
 // the core on variants of one scenario, keeping a few scalar fields of each trace (the sweep,
-// sweep.ts); one scenario and the runs beside it (a training, a long run: background.ts). The
-// messages between the page and the worker. No DOM. Every number is the core's; nothing here
-// computes one.
+// worker/sweep.ts); one scenario and the runs beside it (a training, a long run:
+// worker/background.ts). No DOM. Every number is the core's; nothing here computes one.
 import type { Engine, Outcome, RunProgress, Scenario } from './compute';
-import { untyped } from './state/typed';
+import { runTyped } from './typed';
 
 /** A batch: each variant's fields are written over `base`, run, and `fields` of its trace kept. */
 export interface BatchJob {
@@ -32,27 +31,10 @@ export interface BackgroundRequest { scenario: Scenario; beside?: Scenario[]; pr
 /** The outcomes of the scenario and of each run beside it (none when the scenario failed); ms: time in the core. */
 export interface BackgroundResult { outcome: Outcome; beside: Outcome[]; ms: number; mode: BackgroundMode }
 
-/** Runs a request where it is (the worker, or the page's fallback): q, k and v typed (typed.ts);
- * a run that fails is run again as written, so every error is the core's own. */
+/** Runs a request where it is (the worker, or the page's fallback): q, k and v typed (typed.ts). */
 export function runRequest(engine: Engine, request: BackgroundRequest, onProgress: RunProgress): Omit<BackgroundResult, 'mode'> {
   const start = performance.now();
-  const one = (s: Scenario, progress: boolean): Outcome => {
-    const out = progress ? engine.runWithProgress(s, onProgress) : engine.run(s);
-    const plain = out.ok ? s : untyped(s);
-    return plain === s ? out : (progress ? engine.runWithProgress(plain, onProgress) : engine.run(plain));
-  };
-  const outcome = one(request.scenario, request.progress === true);
-  const beside = outcome.ok ? (request.beside ?? []).map((s) => one(s, false)) : [];
+  const outcome = runTyped(engine, request.scenario, request.progress === true ? onProgress : undefined);
+  const beside = outcome.ok ? (request.beside ?? []).map((s) => runTyped(engine, s)) : [];
   return { outcome, beside, ms: performance.now() - start };
 }
-
-/** Messages between the page and the worker. */
-export type ToWorker = { type: 'run'; id: number; job: BatchJob }
-  | { type: 'scenario'; id: number; request: BackgroundRequest };
-export type FromWorker =
-  | { type: 'ready' }
-  | { type: 'scenarioProgress'; id: number; fraction: number; what: string; detail: Record<string, unknown> }
-  | { type: 'scenarioDone'; id: number; outcome: Outcome; beside: Outcome[]; ms: number }
-  | { type: 'progress'; id: number; done: number; total: number }
-  | { type: 'done'; id: number; values: BatchValue[]; ms: number }
-  | { type: 'failed'; id?: number; message: string };

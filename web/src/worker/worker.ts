@@ -1,8 +1,9 @@
 // The Web Worker of sweep.ts (batches) and background.ts (one scenario: a training, a long run):
-// loads the WASM core (through compute.ts) and runs what it is sent, posting progress (a batch's
+// loads the WASM core (through engine/compute.ts) and runs what it is sent, posting progress (a batch's
 // every 50 ms, a training's after each epoch). Work is cancelled by terminating the worker. No DOM.
-import { getEngine } from './compute';
-import { runRequest, runVariant, type BatchValue, type FromWorker, type ToWorker } from './batch';
+import { getEngine } from '../engine/compute';
+import { runRequest, runVariant, type BatchValue } from '../engine/batch';
+import type { FromWorker, ToWorker } from './protocol';
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void;

@@ -1,0 +1,56 @@
+// Nested arrays <-> typed tensors {shape, data}: the one conversion, shared by wasm/attnplay.mjs
+// (the trace's tensors out of wasm memory), the page's wire format (web/src/engine/typed.ts) and
+// copy as PyTorch (web/src/pytorch.ts). No DOM, no node.
+
+/** Whether `value` is a typed tensor: {shape: number[], data: Float64Array | Float32Array}. */
+export function isTypedTensor(value) {
+  return value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
+    (value.data instanceof Float64Array || value.data instanceof Float32Array);
+}
+
+/** `data` (row-major) as nested arrays of `shape` (a number for shape []). */
+export function toNested(data, shape) {
+  if (shape.length === 0) return data[0];
+  let offset = 0;
+  const build = (depth) => {
+    const out = new Array(shape[depth]);
+    for (let i = 0; i < shape[depth]; i++) out[i] = depth + 1 === shape.length ? data[offset++] : build(depth + 1);
+    return out;
+  };
+  return build(0);
+}
+
+/** A flat tensor ({shape, data}: a typed tensor, or the JSON form the core reads too) as nested
+ * arrays; anything else as it is. */
+export function nested(value) {
+  const flat = value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
+    (Array.isArray(value.data) || ArrayBuffer.isView(value.data));
+  return flat ? toNested(value.data, value.shape) : value;
+}
+
+/** A nested array of finite numbers with every row of a level the same length (none empty), as
+ * {shape, data: Float64Array}; null for anything else. */
+export function fromNested(value) {
+  if (!Array.isArray(value)) return null;
+  const shape = [];
+  for (let cur = value; Array.isArray(cur); cur = cur[0]) {
+    if (cur.length === 0) return null;
+    shape.push(cur.length);
+  }
+  const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
+  let offset = 0;
+  const walk = (x, depth) => {
+    if (!Array.isArray(x) || x.length !== shape[depth]) return false;
+    if (depth + 1 === shape.length) {
+      for (let i = 0; i < x.length; i++) {
+        const n = x[i];
+        if (typeof n !== 'number' || !Number.isFinite(n)) return false;
+        data[offset++] = n;
+      }
+      return true;
+    }
+    for (let i = 0; i < x.length; i++) if (!walk(x[i], depth + 1)) return false;
+    return true;
+  };
+  return walk(value, 0) ? { shape, data } : null;
+}

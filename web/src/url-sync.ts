@@ -1,0 +1,173 @@
+// The scenario in the URL hash (index.html, `sync-hash`): the element's edits written to
+// location.hash (a `#z=` link compressed first, link.ts, off the edit's path), a hash typed or
+// followed read back into the Session, and the "Copy link" button. The encoding is state/hash.ts's;
+// the element owns one UrlSync and draws what a link changed (LinkTarget).
+import { load } from './lazy';
+import { h } from './dom';
+import { t, type Lang } from './i18n';
+import { parseHash } from './state/hash';
+import type { Session } from './state/session';
+
+/** A scenario whose URL hash is longer than this is always written a moment later (encoding it
+ * and replaceState with a long URL cost more than a frame's budget). */
+const LONG_HASH = 4096;
+
+/** What the element does for a link. */
+export interface LinkTarget {
+  /** A preset's link: loaded as picking it does. */
+  preset(name: string): void;
+  /** A scenario's link is about to be applied (its errors are reported even if the same). */
+  applying(): void;
+  /** It was: draw it whole. */
+  whole(): void;
+  /** No scenario yet (a first link that could not be read): the preset attribute's. */
+  fallback(): void;
+  /** A link that could not be read: its error is shown beside the scenario JSON (opened). */
+  failed(): void;
+}
+
+/** The preset `el` opens on (its link's with `sync-hash`, else its attribute's), or null when it
+ * opens on a scenario (a link's or the attribute's) or on the first preset. */
+export function openingPreset(el: HTMLElement): string | null {
+  const wanted = el.hasAttribute('sync-hash') ? parseHash(location.hash) : null;
+  if (wanted) return 'preset' in wanted ? wanted.preset : null;
+  return el.getAttribute('scenario') ? null : el.getAttribute('preset');
+}
+
+export class UrlSync {
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** When the URL was last written (performance.now()). */
+  #written = -Infinity;
+  /** The hash write in flight (a `#z=` link is compressed first). */
+  #done: Promise<void> = Promise.resolve();
+  /** Bumped by every hash write asked for: a compression that ends after a later one began is dropped. */
+  #seq = 0;
+  /** The last JSON compressed and its `#z=` hash. */
+  #zCache = ['', ''];
+  /** The hash last written (or read): not applied again when the browser reports it. */
+  #last = '';
+  /** Bumped by every whole scenario: a `#z=` link applies only if nothing replaced the scenario
+   * while it was inflated. */
+  #gen = 0;
+  /** The error of a link that could not be read, shown until the next edit. */
+  #linkError: string | null = null;
+  readonly #session: Session;
+  readonly #target: LinkTarget;
+
+  constructor(session: Session, target: LinkTarget) {
+    this.#session = session;
+    this.#target = target;
+    window.addEventListener('hashchange', () => this.read());
+  }
+
+  /** A whole new scenario (preset, setScenario, attribute): a link still inflating is dropped. */
+  replaced(): void {
+    this.#gen++;
+  }
+
+  /** An edit (a control, the API): the error of a link that could not be read is old news. */
+  edited(): void {
+    if (this.#linkError === null) return;
+    if (this.#session.jsonError === this.#linkError) this.#session.jsonError = null;
+    this.#linkError = null;
+  }
+
+  /** Applies the URL hash; false when it asks for nothing (or is the one last written). A `#z=`
+   * link is inflated first (link.ts): the promise settles once it is applied or refused. */
+  read(): false | Promise<void> {
+    const hash = location.hash;
+    if (!hash || hash === this.#last) return false;
+    const wanted = parseHash(hash);
+    if (!wanted) return false;
+    const gen = ++this.#gen;
+    if ('preset' in wanted) this.#target.preset(wanted.preset);
+    else if ('scenario' in wanted) this.#apply(wanted.scenario);
+    else {
+      return load('link').then((m) => m.inflate(wanted.z)).then(
+        (text) => { if (gen === this.#gen) this.#apply(text); },
+        (e: unknown) => { if (gen === this.#gen) this.#apply(null, e instanceof Error ? e.message : String(e)); });
+    }
+    return Promise.resolve();
+  }
+
+  /** A scenario's JSON from the URL, or (null) the error of a link that could not be read: the
+   * error stays until the next edit, and the last scenario with it (on the first load, the preset
+   * attribute's). */
+  #apply(text: string | null, error = ''): void {
+    const s = this.#session;
+    this.#target.applying();
+    if (text !== null && s.fromText(text)) {
+      this.#target.whole();
+      return;
+    }
+    if (error) s.jsonError = error;
+    if (!Object.keys(s.scenario).length) this.#target.fallback();
+    this.#linkError = s.jsonError;
+    this.#target.failed();
+  }
+
+  /** Writes the scenario to the URL: just after the edit (a task of its own, off the edit's path)
+   * after a pause, else at most once per 250 ms (the last edit wins). history.replaceState costs a
+   * few ms and Chromium throttles a stream of them, so a stream of edits (typing, a slider) must
+   * not write it each time; a long scenario waits the full 250 ms (encoding it costs more). */
+  write(): void {
+    if (this.#timer) return;
+    const since = performance.now() - this.#written;
+    this.#timer = setTimeout(() => this.#now(false), Math.max(0, 250 - since));
+  }
+
+  /** The "Copy link" button: the URL (its hash written now) to the clipboard. */
+  async copyLink(button: HTMLElement, lang: Lang, root: ShadowRoot): Promise<void> {
+    this.#now(true);
+    await this.#done;
+    const url = location.href;
+    let ok = true;
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      // no clipboard API (an insecure origin, no permission): the selection's copy
+      const area = h('textarea', { text: url });
+      root.append(area);
+      area.select();
+      ok = document.execCommand('copy');
+      area.remove();
+    }
+    button.textContent = t(lang, ok ? 'linkCopied' : 'copyFailed');
+    setTimeout(() => { button.textContent = t(lang, 'copyLink'); }, 2000);
+  }
+
+  /** The hash write due now (`force`: even a long one written less than 250 ms ago). */
+  #now(force: boolean): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const now = performance.now();
+    // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
+    if (!Object.keys(this.#session.scenario).length) return;
+    const want = this.#session.hash;
+    if (!force && ('hash' in want ? want.hash : want.json).length > LONG_HASH && now - this.#written < 250) {
+      this.#timer = setTimeout(() => this.#now(false), 250 - (now - this.#written));
+      return;
+    }
+    this.#written = now;
+    const seq = ++this.#seq;
+    if ('hash' in want) {
+      this.#write(want.hash);
+      return;
+    }
+    const { json } = want;
+    this.#done = (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
+      : load('link').then((m) => m.deflate(json)).then((z) => { this.#zCache = [json, '#z=' + z]; return this.#zCache[1]; }))
+      .catch(() => '#scenario=' + encodeURIComponent(json))
+      .then((hash) => { if (seq === this.#seq) this.#write(hash); });
+  }
+
+  #write(text: string): void {
+    if (text === this.#last) return;
+    this.#last = text;
+    try {
+      history.replaceState(history.state, '', text);
+    } catch {
+      // a URL too long for this browser: the hash keeps the last scenario that fitted
+    }
+  }
+}

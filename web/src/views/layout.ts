@@ -1,0 +1,52 @@
+// The element's frame: its stylesheet and the panels the `controls` attribute asks for, laid out
+// (the preset bar on top, the side panels, the main column with the results). views/inputs.ts and
+// the element fill them. DOM only.
+import css from '../styles.css?inline';
+import { clear, h } from '../dom';
+
+const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
+
+let sharedSheet: CSSStyleSheet | null = null;
+
+/** The stylesheet, shared by every element; a <style> where no constructable sheet can be made. */
+export function adoptStyles(root: ShadowRoot): void {
+  try {
+    sharedSheet ??= new CSSStyleSheet();
+    if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(css);
+    root.adoptedStyleSheets = [sharedSheet];
+  } catch {
+    root.append(h('style', { text: css }));
+  }
+}
+
+/** Replaces an element's children. */
+export function fill(el: HTMLElement | null, children: readonly Node[]): void {
+  if (!el) return;
+  clear(el);
+  el.append(...children);
+}
+
+/** The panel `name` (data-panel), if it is shown. */
+export const part = (root: ShadowRoot, name: string): HTMLElement | null => root.querySelector(`[data-panel="${name}"]`);
+
+/** The panels of the `controls` attribute (empty, missing or "all": every one), empty, in `app`. */
+export function layout(app: HTMLElement, controls: string | null): void {
+  const all = controls === null || controls.trim() === '' || controls.trim() === 'all';
+  const words = controls?.split(/[\s,]+/) ?? [];
+  const shown = new Set(all ? PANELS : PANELS.filter((p) => words.includes(p)));
+  clear(app);
+  if (shown.has('preset')) app.append(h('header', { class: 'top', dataset: { panel: 'preset' } }));
+  const side = h('aside', { class: 'side' });
+  const main = h('div', { class: 'main' });
+  for (const p of ['algorithm', 'mask', 'options'] as const) {
+    if (shown.has(p)) side.append(h('section', { class: `panel panel-${p}`, dataset: { panel: p } }));
+  }
+  main.append(h('div', { class: 'slicebar', dataset: { panel: 'slice' } }));
+  if (shown.has('tensors')) main.append(h('section', { class: 'panel panel-tensors', dataset: { panel: 'tensors' } }));
+  main.append(h('section', { class: 'panel panel-results', dataset: { panel: 'results' },
+    attrs: { 'aria-live': 'polite' } }));
+  if (shown.has('prob')) main.append(h('section', { class: 'panel panel-prob', dataset: { panel: 'prob' } },
+    h('div', { class: 'prob-controls' }), h('div', { class: 'prob-body' })));
+  if (shown.has('json')) main.append(h('details', { class: 'panel panel-json', dataset: { panel: 'json' } }));
+  app.append(h('div', { class: side.childElementCount ? 'body' : 'body single' }, side.childElementCount ? side : null, main));
+}

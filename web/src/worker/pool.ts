@@ -1,0 +1,49 @@
+// The page's Web Workers (worker.ts, a module worker built by Vite: a same-origin file, as the
+// served CSP `script-src 'self'` requires): one per batch or background run in flight (a cancel
+// ends its run's worker only), one kept idle between runs. No DOM.
+import type { FromWorker } from './protocol';
+
+let idle: Worker | null = null;
+/** Once a worker could not start, every batch runs on the main thread. */
+let noWorker = false;
+
+function startWorker(): Promise<Worker | null> {
+  return new Promise((resolve) => {
+    let w: Worker;
+    try {
+      w = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'attnplay-sweep' });
+    } catch {
+      resolve(null);
+      return;
+    }
+    const fail = () => { w.terminate(); resolve(null); };
+    const timer = setTimeout(fail, 10000);
+    w.addEventListener('error', (e) => { e.preventDefault(); clearTimeout(timer); fail(); }, { once: true });
+    w.addEventListener('message', (e: MessageEvent<FromWorker>) => {
+      clearTimeout(timer);
+      if (e.data.type === 'ready') resolve(w);
+      else fail();
+    }, { once: true });
+  });
+}
+
+/** A worker for one batch or one background run (background.ts): the idle one, or a new one; null
+ * where none can start. */
+export async function acquire(): Promise<Worker | null> {
+  if (noWorker) return null;
+  if (idle) {
+    const w = idle;
+    idle = null;
+    return w;
+  }
+  const w = await startWorker();
+  if (!w) noWorker = true;
+  return w;
+}
+
+/** A worker done with its work: kept idle (one at most), else ended. */
+export function release(w: Worker): void {
+  if (idle) w.terminate();
+  else idle = w;
+}
+

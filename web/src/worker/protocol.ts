@@ -1,0 +1,14 @@
+// The messages between the page (worker/sweep.ts, worker/background.ts) and its Web Worker
+// (worker/worker.ts). No DOM.
+import type { Outcome } from '../engine/compute';
+import type { BackgroundRequest, BatchJob, BatchValue } from '../engine/batch';
+
+export type ToWorker = { type: 'run'; id: number; job: BatchJob }
+  | { type: 'scenario'; id: number; request: BackgroundRequest };
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'scenarioProgress'; id: number; fraction: number; what: string; detail: Record<string, unknown> }
+  | { type: 'scenarioDone'; id: number; outcome: Outcome; beside: Outcome[]; ms: number }
+  | { type: 'progress'; id: number; done: number; total: number }
+  | { type: 'done'; id: number; values: BatchValue[]; ms: number }
+  | { type: 'failed'; id?: number; message: string };
