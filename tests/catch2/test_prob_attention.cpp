@@ -529,6 +529,24 @@ TEST_CASE("prob exact comparison: a q.k that only the comparison forms overflows
   CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
 }
 
+TEST_CASE("prob exact comparison: only the scaled q.k of exact attention overflows -> sparsity_exact stays") {
+  // q3.k1 = 1e300 is finite (sparsity_exact is unscaled), scale 1e10 puts it beyond the double
+  // range in exact attention alone (add_exact_context, as for the other approximations)
+  json s = find_preset("prob-toy")->scenario;
+  s["k"][0][1][0] = json::array({0, 1e150});
+  s["q"][0][3][0] = json::array({0, 1e150});
+  s["sample_index"] = json::parse("[[0,2],[0,3],[0,2],[2,3]]");
+  s["top_index"] = json::array({0, 2});
+  s["scale"] = 1e10;
+  const json t = run(s);
+  CHECK(t.contains("sparsity_exact"));
+  CHECK(t["sparsity_exact"][0][0][3].get<double>() > 1e299);
+  for (const char* field : {"exact_context", "max_abs_error"}) CHECK(!t.contains(field));
+  REQUIRE(t["warnings"].size() == 1);
+  CHECK_THAT(t["warnings"][0].get<std::string>(),
+             StartsWith("exact_context and max_abs_error left out: exact softmax attention fails on these inputs"));
+}
+
 TEST_CASE("prob relies on xtensor 0.24.3 reductions: stored sum, mean, cumsum, amax equal hand loops") {
   // A lazy `e / xt::sum(e, {1}, xt::keep_dims)` gave wrong numbers on xtensor 0.24.3 (TOOLCHAIN.md):
   // store every reduction in a named Tensor first. These are the reference's forms, which
