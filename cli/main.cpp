@@ -1,6 +1,8 @@
 // attnplay: the command-line face of the core.
 //   attnplay run FILE|-            scenario JSON (file or stdin) -> trace JSON on stdout
 //   attnplay run --preset NAME     a built-in scenario
+//   attnplay estimate FILE|-       its cost, trace size and derived sizes without running it
+//   attnplay estimate --preset NAME
 //   attnplay presets [--json]      the built-in scenarios
 //   attnplay algorithms [--json]   the registered algorithms
 // Errors: one line on stderr naming the field, exit status 1 (2 for usage).
@@ -17,7 +19,7 @@ namespace {
 constexpr std::size_t kMaxInputBytes = 256u << 20;
 
 int usage() {
-  std::cerr << "usage: attnplay run FILE|- | attnplay run --preset NAME | attnplay presets [--json] | attnplay algorithms [--json]\n";
+  std::cerr << "usage: attnplay run|estimate FILE|- | attnplay run|estimate --preset NAME | attnplay presets [--json] | attnplay algorithms [--json]\n";
   return 2;
 }
 
@@ -60,15 +62,18 @@ int main(int argc, char** argv) {
   try {
     if (args.size() >= 1 && args[0] == "presets") return list_presets(args.size() == 2 && args[1] == "--json");
     if (args.size() >= 1 && args[0] == "algorithms") return list_algorithms(args.size() == 2 && args[1] == "--json");
-    if (args.size() == 2 && args[0] == "run") {
-      const auto scenario = attnplay::parse_scenario_text(read_input(args[1]));
-      std::cout << attnplay::run_scenario(scenario).dump() << "\n";
-      return 0;
-    }
-    if (args.size() == 3 && args[0] == "run" && args[1] == "--preset") {
-      const auto* preset = attnplay::find_preset(args[2]);
-      if (!preset) throw attnplay::InputError("--preset", "no preset named \"" + args[2] + "\" (see attnplay presets)");
-      std::cout << attnplay::run_scenario(preset->scenario).dump() << "\n";
+    if ((args.size() == 2 || args.size() == 3) && (args[0] == "run" || args[0] == "estimate")) {
+      attnplay::json scenario;
+      if (args.size() == 2) {
+        scenario = attnplay::parse_scenario_text(read_input(args[1]));
+      } else {
+        const auto* preset = args[1] == "--preset" ? attnplay::find_preset(args[2]) : nullptr;
+        if (args[1] != "--preset") return usage();
+        if (!preset) throw attnplay::InputError("--preset", "no preset named \"" + args[2] + "\" (see attnplay presets)");
+        scenario = preset->scenario;
+      }
+      const bool run = args[0] == "run";
+      std::cout << (run ? attnplay::run_scenario(scenario) : attnplay::estimate_scenario(scenario)).dump() << "\n";
       return 0;
     }
     return usage();

@@ -17,14 +17,13 @@ const char* mask_kind_name(MaskKind kind) {
   return "none";
 }
 
-void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
-                  std::vector<std::uint32_t>& keys) {
-  keys.clear();
+namespace {
+
+// The allowed keys of query i as ascending ranges: add(from, to, step) for j = from, from + step, ... < to.
+template <class Add>
+void allowed_ranges(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K, Add&& add_range) {
   // the causal flag (or kind) caps the keys at i
   const std::size_t end = mask.requires_causal() ? std::min(L_K, i + 1) : L_K;
-  const auto add_range = [&](std::size_t from, std::size_t to, std::size_t step) {
-    for (std::size_t j = from; j < to; j += step) keys.push_back(static_cast<std::uint32_t>(j));
-  };
   const auto window = static_cast<std::size_t>(mask.window);
   const std::size_t local_from = i > window ? i - window : 0, local_to = std::min(end, i + window + 1);
   switch (mask.kind) {
@@ -43,18 +42,38 @@ void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_
     }
     case MaskKind::strided: {  // the atrous keys before the window, the window, the atrous keys after it
       const auto s = static_cast<std::size_t>(mask.stride);
-      std::size_t j = i % s;
-      for (; j < local_from && j < end; j += s) keys.push_back(static_cast<std::uint32_t>(j));
+      add_range(i % s, std::min(local_from, end), s);
       add_range(local_from, local_to, 1);
-      j = local_to > i ? i + ((local_to - i + s - 1) / s) * s : end;  // the first i + m s >= local_to
+      const std::size_t j = local_to > i ? i + ((local_to - i + s - 1) / s) * s : end;  // the first i + m s >= local_to
       add_range(j, end, s);
       return;
     }
     case MaskKind::explicit_allowed:
       for (std::size_t j = 0; j < end; ++j)
-        if (mask.allowed(i, j)) keys.push_back(static_cast<std::uint32_t>(j));
+        if (mask.allowed(i, j)) add_range(j, j + 1, 1);
       return;
   }
+}
+
+}  // namespace
+
+void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
+                  std::vector<std::uint32_t>& keys) {
+  keys.clear();
+  allowed_ranges(mask, b, i, L_K, [&keys](std::size_t from, std::size_t to, std::size_t step) {
+    for (std::size_t j = from; j < to; j += step) keys.push_back(static_cast<std::uint32_t>(j));
+  });
+}
+
+std::uint64_t attended_pairs(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q, std::size_t L_K) {
+  if (!mask.is_sparse()) return std::uint64_t{B} * H * L_Q * L_K;
+  std::uint64_t pairs = 0;
+  const auto count = [&pairs](std::size_t from, std::size_t to, std::size_t step) {
+    if (to > from) pairs += (to - from + step - 1) / step;
+  };
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t i = 0; i < L_Q; ++i) allowed_ranges(mask, b, i, L_K, count);
+  return pairs * H;
 }
 
 BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q,

@@ -69,6 +69,11 @@ const char* mask_kind_name(MaskKind kind);
 void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
                   std::vector<std::uint32_t>& keys);
 
+// The (b, h, i, j) pairs that attention under this mask computes (the fused kernel's count, without
+// listing them): the allowed ones of a sparse mask (is_sparse), else all B H L_Q L_K. O(B L_Q) for
+// every kind but explicit (O(B L_Q L_K)); atrous and strided count O(L_K / step) per row.
+std::uint64_t attended_pairs(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q, std::size_t L_K);
+
 // The full (B, H, L_Q, L_K) boolean picture of a mask, for the trace.
 BoolTensor allowed_tensor(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q,
                           std::size_t L_K);

@@ -1,7 +1,8 @@
 // build/wasm/catalog.json: the menus of the page's first load (web/src/compute.ts). The page
 // computes its first trace with the small first-load module (build/wasm/attnplay_first.*: `full`
 // only, no presets) and takes its menus from this file, written from the same build of the core:
-// every algorithm's and preset's name and titles, and the whole preset (description, scenario)
+// every algorithm's registry entry but its description (name, titles, tensors, masks, defaults,
+// inner), every preset's name and titles, and the whole preset (description, scenario)
 // where the first-load module runs it. The rest (descriptions, scenarios) comes with the whole
 // module, which the page loads after its first trace: 3.4 KB gzip instead of 15. Run by
 // scripts/build.sh after the WASM build; rewrites the file only when its content changes.
@@ -16,7 +17,9 @@ const { default: createFirst } = await import(new URL('attnplay_first.mjs', `fil
 const first = api(await createFirst({ wasmBinary: fs.readFileSync(path.join(dir, 'attnplay_first.wasm')) }));
 const runs = new Set(first.algorithms().map((a) => a.name));
 const titles = ({ name, title, title_zh }) => ({ name, title, title_zh });
+// what the page's menus, grids and mask lists need of each algorithm (no description)
+const known = ({ description, ...entry }) => entry;
 const presets = whole.presets().map((p) => (runs.has(p.scenario.algorithm) ? p : titles(p)));
-const text = JSON.stringify({ algorithms: whole.algorithms().map(titles), presets }) + '\n';
+const text = JSON.stringify({ algorithms: whole.algorithms().map(known), presets }) + '\n';
 const out = path.join(dir, 'catalog.json');
 if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== text) fs.writeFileSync(out, text);

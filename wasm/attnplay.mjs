@@ -7,6 +7,8 @@
 //   run(scenario, {onProgress(fraction, what, detail) { return true; }})  // training's progress;
 //                                 // returning false stops it: an Error with cancelled: true
 //
+//   estimate(scenario)            // {cost, numbers, sizes, exact}: nothing run, shapes suffice
+//
 //   node wasm/attnplay.mjs run FILE|-  |  run --preset NAME  |  presets [--json]  |  algorithms [--json]
 //
 // Any tensor of the scenario may be {shape: [...], data: Float64Array | Float32Array}: it is
@@ -148,8 +150,15 @@ export async function load(options = {}) {
 export function api(core) {
   return {
     run: makeRun(core),
+    // {cost, numbers, sizes, exact} without running: typed tensors go as their shape alone
+    estimate: (scenario) => {
+      const text = JSON.stringify(scenario, (key, value) => (isTypedTensor(value) ? { shape: value.shape } : value));
+      const reply = JSON.parse(core.estimate(text));
+      if (reply.error !== undefined) throw inputError(reply.field, reply.error);
+      return reply.estimate;
+    },
     presets: () => JSON.parse(core.presets()),
-    algorithms: () => JSON.parse(core.algorithms()), // the registry: [{name, title, title_zh, description}]
+    algorithms: () => JSON.parse(core.algorithms()), // the registry: [{name, title, ..., tensors, masks, defaults, inner?}]
     memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks
   };
 }

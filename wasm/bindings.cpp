@@ -78,6 +78,19 @@ std::string run_impl(const std::string& scenario_text, const attnplay::ProgressF
 
 std::string run(const std::string& scenario_text) { return run_impl(scenario_text, {}); }
 
+// {"estimate": {cost, numbers, sizes, exact}} or {"error", "field"}: the scenario's shapes only
+// (tensors may be {"shape": [...]} with no data), nothing run.
+std::string estimate(const std::string& scenario_text) {
+  try {
+    const auto scenario = attnplay::parse_scenario_text(scenario_text);
+    return attnplay::json{{"estimate", attnplay::estimate_scenario(scenario)}}.dump();
+  } catch (const attnplay::InputError& e) {
+    return error_json(e.what(), e.field);
+  } catch (const std::exception& e) {
+    return error_json(std::string("internal error: ") + e.what(), "");
+  }
+}
+
 // run() with progress: `callback(fraction, what, detailJson)` after each training epoch (SPEC §1:
 // long work reports progress). The callback must not throw (attnplay.mjs wraps it) and returns
 // true to go on, false to stop (the reply is then an error with "cancelled": true).
@@ -101,13 +114,14 @@ std::string presets_json() { return "[]"; }  // the page's first-load module has
 std::string presets_json() { return attnplay::presets_json().dump(); }
 #endif
 
-// The algorithm registry: [{name, title, title_zh, description}].
+// The algorithm registry: [{name, title, title_zh, description, tensors, masks, defaults, inner?}].
 std::string algorithms_json() { return attnplay::algorithms_json().dump(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("run", &run);
+  emscripten::function("estimate", &estimate);
   emscripten::function("runWithProgress", &run_with_progress);
   emscripten::function("inputBuffer", &input_buffer);
   emscripten::function("releaseInputs", &release_inputs);

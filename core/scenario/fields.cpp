@@ -92,10 +92,8 @@ std::vector<std::int64_t> initial_sizes(const std::vector<Dim>& dims) {
   return s;
 }
 
-// {"shape": [...], "data": [...] } or {"shape": [...], "$buffer": i}
-Tensor read_flat_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
-                        InputBuffers* buffers) {
-  const json& shape = value.at("shape");
+// A {"shape": [...]} of the expected dims, each within kMaxDimension, in all at most kMaxTensorElements.
+Shape checked_shape(const json& shape, const std::string& path, const std::vector<Dim>& dims) {
   if (!shape.is_array() || shape.size() != dims.size())
     throw InputError(path + ".shape", "expected " + plural(static_cast<std::int64_t>(dims.size()), "dimension") + ", got " +
                      (shape.is_array() ? std::to_string(shape.size()) : json_type_name(shape)));
@@ -115,6 +113,15 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
     if (total > kMaxTensorElements)
       throw InputError(path, "too many numbers (the limit is " + std::to_string(kMaxTensorElements) + " per tensor)");
   }
+  return s;
+}
+
+// {"shape": [...], "data": [...] } or {"shape": [...], "$buffer": i}
+Tensor read_flat_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
+                        InputBuffers* buffers) {
+  const Shape s = checked_shape(value.at("shape"), path, dims);
+  std::uint64_t total = 1;
+  for (const auto n : s) total *= n;
   if (value.contains("$buffer")) {
     const json& id = value["$buffer"];
     if (!buffers || !id.is_number_unsigned() || id.get<std::size_t>() >= buffers->size())
@@ -163,6 +170,25 @@ Tensor read_tensor(const json& value, const std::string& path, const std::vector
   Tensor t = Tensor::from_shape(to_shape(reader.sizes));
   std::copy(data.begin(), data.end(), t.data());
   return t;
+}
+
+Shape read_shape(const json& value, const std::string& path, const std::vector<Dim>& dims, bool shape_alone) {
+  if (value.is_object() && value.contains("shape") &&
+      (shape_alone || value.contains("data") || value.contains("$buffer")))
+    return checked_shape(value.at("shape"), path, dims);
+  // nested arrays: the first entry of each level (the run checks that every entry agrees)
+  std::vector<std::int64_t> sizes;
+  const json* v = &value;
+  std::string p = path;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (!v->is_array() || v->empty())
+      throw InputError(p, "expected an array of at least 1 entry (" + dims[d].label + "), got " +
+                          (v->is_array() ? "0" : json_type_name(*v)));
+    sizes.push_back(static_cast<std::int64_t>(v->size()));
+    v = &(*v)[0];
+    p += "[0]";
+  }
+  return checked_shape(json(sizes), path, dims);
 }
 
 Fields::Fields(const json& object, std::string path, InputBuffers* buffers)
@@ -235,6 +261,10 @@ Fields Fields::object(const std::string& key) { return Fields(raw(key), path_of(
 
 Tensor Fields::tensor(const std::string& key, const std::vector<Dim>& dims) {
   return read_tensor(raw(key), path_of(key), dims, buffers_);
+}
+
+Shape Fields::shape(const std::string& key, const std::vector<Dim>& dims, bool shape_alone) {
+  return read_shape(raw(key), path_of(key), dims, shape_alone);
 }
 
 std::optional<Tensor> Fields::optional_tensor(const std::string& key, const std::vector<Dim>& dims) {

@@ -71,6 +71,8 @@ class Fields {
 
   Tensor tensor(const std::string& key, const std::vector<Dim>& dims);
   std::optional<Tensor> optional_tensor(const std::string& key, const std::vector<Dim>& dims);
+  // The shape alone (read_shape).
+  Shape shape(const std::string& key, const std::vector<Dim>& dims, bool shape_alone);
   IndexTensor index_tensor(const std::string& key, const std::vector<Dim>& dims,
                            std::int64_t min, std::int64_t max);
   BoolTensor bool_tensor(const std::string& key, const std::vector<Dim>& dims);
@@ -91,5 +93,9 @@ class Fields {
 // buffer reference, adopted from `buffers`). `path` names it in errors.
 Tensor read_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
                    InputBuffers* buffers);
+
+// The shape of a tensor as read_tensor would read it, without its numbers: of nested arrays (the
+// first entry of each level), {shape, data}, a buffer reference or, with shape_alone, {"shape"}.
+Shape read_shape(const json& value, const std::string& path, const std::vector<Dim>& dims, bool shape_alone);
 
 }  // namespace attnplay

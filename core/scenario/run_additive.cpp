@@ -1,7 +1,7 @@
 // Reader of "additive": q, k, v with one head (k's E free), the mask, and the weights, given as
 // weights: {W_q, W_k, w_v} or drawn from the seed with hidden: h.
 #include "../additive_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -57,7 +57,7 @@ Trace run_additive(ScenarioContext& ctx) {
     check_size(std::uint64_t{B} * L_Q * L_K * h, seeded ? "hidden" : "weights.W_q",
                "the features tanh(W_q q + W_k k) (B, L_Q, L_K, h)", "; use \"trace\": \"context\"");
   check_size(std::uint64_t{B} * L_Q * v.shape()[3], "v", "the context (B, L_Q, 1, D)");
-  const Mask mask = read_mask(ctx, qs[0], qs[1], k.shape()[1]);
+  const Mask mask = read_mask(ctx, qs[0], qs[1], k.shape()[1], ctx.entry->masks);
   Trace trace = additive_attention(q, k, v, weights, mask, ctx.level);
   if (seeded && ctx.level == TraceLevel::full) {  // show the drawn weights
     trace.set("W_q", weights.W_q);
@@ -66,6 +66,26 @@ Trace run_additive(ScenarioContext& ctx) {
   }
   return trace;
 }
+
+Estimate estimate_additive(ScenarioContext& ctx) {
+  const Shape qs = ctx.shape("q", {Dim::any("B"), Dim::any("L_Q"), Dim::of(1, "H = 1"), Dim::any("E_q")});
+  const Shape ks = ctx.shape("k", {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(1, "H = 1"), Dim::any("E_k")});
+  const Shape vs = ctx.shape("v", {Dim::of(qs[0], "B of q"), Dim::of(ks[1], "L_K of k"), Dim::of(1, "H = 1"), Dim::any("D")});
+  const std::uint64_t B = qs[0], L_Q = qs[1], L_K = ks[1], E_q = qs[3], E_k = ks[3], D = vs[3];
+  const bool seeded = !ctx.fields.has("weights");
+  const std::uint64_t h = seeded ? static_cast<std::uint64_t>(ctx.fields.required_integer("hidden", 1, static_cast<std::int64_t>(kMaxDimension)))
+                                 : ctx.fields.object("weights").shape("W_q", {Dim::any("h"), Dim::of(E_q, "E_q of q")}, ctx.shapes_only)[0];
+  read_mask(ctx, B, L_Q, L_K, ctx.entry->masks);
+  Estimate e;
+  const std::uint64_t pairs = B * L_Q * L_K;  // additive_attention: every pair, whatever the mask
+  e.cost = {pairs, pairs, 2 * (B * L_Q * h * E_q + B * L_K * h * E_k + pairs * (h + D))};
+  e.numbers = B * L_Q * D;
+  if (ctx.level == TraceLevel::full)  // features (B, L_Q, L_K, h), scores and weights; the drawn weights
+    e.numbers += pairs * h + 2 * pairs + (seeded ? h * (E_q + E_k + 1) : 0);
+  return e;
+}
+
+json additive_defaults() { return json::object(); }
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Reader of "bahdanau": src, tgt (token ids), the model sizes, weights (torch state_dict names)
 // or seeded, enc_valid_lens, labels / label_valid_lens / gradients, and train: {...}.
 #include "../bahdanau.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -121,7 +121,20 @@ Seq2SeqTraining read_training(ScenarioContext& ctx) {
 
 }  // namespace
 
-Trace run_bahdanau(ScenarioContext& ctx) {
+namespace {
+
+// What the reader makes of the scenario before anything runs: the run's arguments and its work.
+struct BahdanauPlan {
+  Seq2SeqSizes s;
+  bool given = false;  // weights given (else drawn from the seed)
+  Seq2SeqParams params;
+  std::optional<Seq2SeqBatch> batch;
+  BahdanauOptions options;
+  std::uint64_t B = 1, T_src = 0, T_tgt = 0, forward = 0, training = 0;  // multiply-adds
+};
+
+BahdanauPlan read_bahdanau(ScenarioContext& ctx) {
+  std::uint64_t training_macs = 0;
   Fields& f = ctx.fields;
   enum { SRC, TGT, EMBED, HID, LAYERS };
   const char* size_names[5] = {"src_vocab", "tgt_vocab", "embed_size", "num_hiddens", "num_layers"};
@@ -251,19 +264,54 @@ Trace run_bahdanau(ScenarioContext& ctx) {
     if (epoch > kMaxMultiplyAdds)
       throw InputError("train.n_examples", std::to_string(tr.n_examples) + " examples " + what + ", more than the limit " +
                                                std::to_string(kMaxMultiplyAdds));
+    training_macs = epoch * tr.epochs;
     if (epoch * tr.epochs + forward > kMaxMultiplyAdds)
       throw InputError("train.epochs", std::to_string(tr.epochs) + " epochs of " + std::to_string(tr.n_examples) + " examples " +
                                            "would take " + std::to_string(epoch * tr.epochs) + " multiply-adds, more than the limit " +
                                            std::to_string(kMaxMultiplyAdds));
   }
+  return {s, given, std::move(params), std::move(batch), std::move(options), B, T_src, T_tgt, forward, training_macs};
+}
 
+}  // namespace
+
+json bahdanau_defaults() {
+  return {{"src_vocab", kDefaultVocab}, {"tgt_vocab", kDefaultVocab}, {"embed_size", kDefaultEmbed},
+          {"num_hiddens", kDefaultHiddens}, {"num_layers", kDefaultLayers}};
+}
+
+// The forward pass's work and trace from the sizes; training (its examples' lengths and the
+// held-out decoding depend on the seed) only as the reader's bound of its work.
+Estimate estimate_bahdanau(ScenarioContext& ctx) {
+  const BahdanauPlan p = read_bahdanau(ctx);
+  const std::uint64_t B = p.B, T_src = p.T_src, T_tgt = p.T_tgt, h = p.s.num_hiddens, L = p.s.num_layers;
+  Estimate e;
+  e.exact = !p.options.train && !p.options.gradients;
+  e.cost = {B * T_tgt * T_src, B * T_tgt * T_src, 2 * (p.forward + p.training)};
+  if (const auto& tr = p.options.train) {  // every example at the longest, and the held-out decoding
+    const std::uint64_t T = tr->num_steps();
+    e.cost.dot_products += (std::uint64_t{tr->n_examples} * tr->epochs + 1) * T * T;
+  }
+  e.numbers = B * T_tgt * p.s.tgt_vocab;  // output
+  if (ctx.level == TraceLevel::full)  // enc_outputs, enc_state, dec_queries, weights, dec_context, dec_state
+    e.numbers += B * T_src * h + 2 * L * B * h + 2 * B * T_tgt * h + B * T_tgt * T_src;
+  if (p.options.labels) e.numbers += B;  // seq_loss
+  return e;
+}
+
+Trace run_bahdanau(ScenarioContext& ctx) {
+  BahdanauPlan plan = read_bahdanau(ctx);
+  Seq2SeqParams& params = plan.params;
+  const Seq2SeqSizes& s = plan.s;
+  const bool given = plan.given;
+  const auto& training = plan.options.train;
   // 5. seeded weights: torch's defaults, then (with train) d2l's xavier_init_weights, one generator
   if (!given) {
     Rng rng(ctx.seed, RngStream::weights);
     params = seq2seq_init(rng, s);
     if (training) seq2seq_xavier(rng, params);
   }
-  return bahdanau(std::move(params), std::move(batch), options);
+  return bahdanau(std::move(params), std::move(plan.batch), plan.options);
 }
 
 namespace {

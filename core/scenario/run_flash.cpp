@@ -1,15 +1,39 @@
 #include "../flash_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
-// "block_q", "block_k": default 2 at toy sizes (L <= 16, so that every key block shows), else 64.
+namespace {
+
+// "block_q", "block_k": kToyBlock at toy sizes (L <= kToyLength, so that every key block shows),
+// else kBlock. The page reads them from the catalog (flash_defaults) and the trace.
+constexpr std::size_t kBlock = 64, kToyBlock = 2, kToyLength = 16;
+
+std::size_t block_size(ScenarioContext& ctx, const char* key, std::size_t L) {
+  return static_cast<std::size_t>(
+      ctx.fields.integer(key, L <= kToyLength ? kToyBlock : kBlock, 1, static_cast<std::int64_t>(kMaxDimension)));
+}
+
+}  // namespace
+
+json flash_defaults() {
+  return {{"block_q", kBlock}, {"block_k", kBlock}, {"toy_block", kToyBlock}, {"toy_length", kToyLength}};
+}
+
+Estimate estimate_flash(ScenarioContext& ctx) {
+  const auto d = read_attention_shapes(ctx);
+  const std::size_t block_q = block_size(ctx, "block_q", d.L_Q), block_k = block_size(ctx, "block_k", d.L_K);
+  const std::uint64_t T = (d.L_K + block_k - 1) / block_k, BH = std::uint64_t{d.B} * d.H;
+  Estimate e = softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), TraceLevel::context);
+  if (ctx.level == TraceLevel::full) e.numbers += 2 * BH * d.L_Q * T + BH * T * d.L_Q * d.D;  // running max, sum; partial context
+  e.sizes = {{"block_q", block_q}, {"block_k", block_k}, {"num_key_blocks", T}};
+  return e;
+}
+
 Trace run_flash(ScenarioContext& ctx) {
   const AttentionInputs in = read_attention_inputs(ctx);
   const auto d = attention_dims(in.q, in.v);
-  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
-  const auto block_q = static_cast<std::size_t>(ctx.fields.integer("block_q", d.L_Q <= 16 ? 2 : 64, 1, big));
-  const auto block_k = static_cast<std::size_t>(ctx.fields.integer("block_k", d.L_K <= 16 ? 2 : 64, 1, big));
+  const std::size_t block_q = block_size(ctx, "block_q", d.L_Q), block_k = block_size(ctx, "block_k", d.L_K);
   const std::uint64_t T = (d.L_K + block_k - 1) / block_k;
   if (ctx.level == TraceLevel::full) {
     check_size(std::uint64_t{d.B} * d.H * d.L_Q * T, "block_k", "the (B, H, L_Q, T) running max and sum",
@@ -18,7 +42,7 @@ Trace run_flash(ScenarioContext& ctx) {
                "; use a larger block_k or \"trace\": \"context\"");
   }
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
-  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   ctx.dtype_honoured = true;
   return flash_attention(in.q, in.k, in.v, in.scale, mask, block_q, block_k, ctx.level, ctx.dtype);
 }

@@ -1,5 +1,5 @@
 #include "../full_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
@@ -8,10 +8,33 @@ Trace run_full(ScenarioContext& ctx) {
   const auto d = attention_dims(in.q, in.v);
   check_pair_tensors(ctx, std::uint64_t{d.B} * d.H * d.L_Q * d.L_K, "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
-  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   ctx.dtype_honoured = true;  // the context in float32 when asked (the pictures stay float64)
   return full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype);
 }
+
+std::uint64_t context_numbers(const AttentionDims& d) { return std::uint64_t{d.B} * d.L_Q * d.H * d.D; }
+
+Estimate softmax_estimate(const AttentionDims& d, const Mask& mask, TraceLevel level) {
+  Estimate e;
+  const std::uint64_t pairs = attended_pairs(mask, d.B, d.H, d.L_Q, d.L_K), dense = std::uint64_t{d.B} * d.H * d.L_Q * d.L_K;
+  e.cost = {pairs, dense, 2 * pairs * (d.E + d.D)};
+  e.numbers = context_numbers(d) + (level == TraceLevel::full ? 2 * dense : 0);  // scores, weights
+  return e;
+}
+
+void add_exact_estimate(Estimate& e, const AttentionDims& d, const Mask& mask, TraceLevel level) {
+  if (level != TraceLevel::full) return;
+  e.numbers += context_numbers(d);
+  e.sizes["exact_flops"] = softmax_estimate(d, mask, TraceLevel::context).cost.flops;
+}
+
+Estimate estimate_full(ScenarioContext& ctx) {
+  const auto d = read_attention_shapes(ctx);
+  return softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), ctx.level);
+}
+
+json full_defaults() { return json::object(); }
 
 namespace {
 

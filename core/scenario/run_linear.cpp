@@ -1,23 +1,9 @@
 #include <cmath>
 
 #include "../linear_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
-
-Mask read_kernel_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K, const std::string& algorithm) {
-  // the kind first: "local" without its window should say that the algorithm takes no local mask
-  if (ctx.fields.has("mask") && ctx.fields.raw("mask").is_object()) {
-    const json& kind = ctx.fields.raw("mask").value("kind", json("none"));
-    if (kind.is_string()) check_kernel_mask_kind(kind.get<std::string>(), ctx.fields.path_of("mask") + ".kind", algorithm);
-  }
-  const Mask mask = read_mask(ctx, B, L_Q, L_K);
-  if (!(std::isinf(mask.fill) && mask.fill < 0))
-    throw InputError(ctx.fields.path_of("mask") + ".fill",
-                     algorithm + " has no scores to fill: the causal mask drops the keys j > i (prefix sums); "
-                                 "only \"-inf\" is accepted, got " + number_text(mask.fill));
-  return mask;
-}
 
 void check_kernel_sizes(const ScenarioContext& ctx, const AttentionDims& d, std::size_t F, const std::string& features_field) {
   const auto blame = [&](const char* own) { return features_field.empty() ? std::string(own) : features_field; };
@@ -29,16 +15,50 @@ void check_kernel_sizes(const ScenarioContext& ctx, const AttentionDims& d, std:
   check_size(BH * d.L_Q * d.D, "v", "the context (B, L_Q, H, D)");
 }
 
+Estimate kernel_estimate(const AttentionDims& d, std::size_t F, bool normalise, const Mask& mask, TraceLevel level) {
+  const std::uint64_t BH = std::uint64_t{d.B} * d.H, dense = BH * d.L_Q * d.L_K;
+  const std::uint64_t products = BH * (std::uint64_t{d.L_Q} + d.L_K) * (d.D + (normalise ? 1 : 0));  // linear_attention_pass
+  Estimate e;
+  e.cost = {products, dense, 2 * products * F};
+  e.numbers = context_numbers(d);
+  if (level == TraceLevel::full) e.numbers += BH * (std::uint64_t{d.L_Q} + d.L_K) * F + dense;  // features, weights
+  add_exact_estimate(e, d, mask, level);
+  return e;
+}
+
+namespace {
+
+constexpr const char* kDefaultFeatureMap = "elu1";
+
+FeatureMap read_feature_map(ScenarioContext& ctx) {
+  const auto name = ctx.fields.choice("feature_map", {"elu1", "relu", "softmax_qk", "cosine1"}, kDefaultFeatureMap);
+  return name == "relu"         ? FeatureMap::relu
+         : name == "softmax_qk" ? FeatureMap::softmax_qk
+         : name == "cosine1"    ? FeatureMap::cosine1
+                                : FeatureMap::elu1;
+}
+
+std::size_t feature_count(FeatureMap map, std::size_t E) { return map == FeatureMap::cosine1 ? E + 1 : E; }
+
+}  // namespace
+
+json linear_defaults() { return {{"feature_map", kDefaultFeatureMap}}; }
+
+Estimate estimate_linear(ScenarioContext& ctx) {
+  const auto d = read_attention_shapes(ctx);
+  const FeatureMap map = read_feature_map(ctx);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  Estimate e = kernel_estimate(d, feature_count(map, d.E), map != FeatureMap::softmax_qk, mask, ctx.level);
+  e.sizes["features"] = feature_count(map, d.E);
+  return e;
+}
+
 Trace run_linear(ScenarioContext& ctx) {
   const AttentionInputs in = read_attention_inputs(ctx);
   const auto d = attention_dims(in.q, in.v);
-  const auto name = ctx.fields.choice("feature_map", {"elu1", "relu", "softmax_qk", "cosine1"}, "elu1");
-  const FeatureMap map = name == "relu"         ? FeatureMap::relu
-                         : name == "softmax_qk" ? FeatureMap::softmax_qk
-                         : name == "cosine1"    ? FeatureMap::cosine1
-                                                : FeatureMap::elu1;
-  const Mask mask = read_kernel_mask(ctx, d.B, d.L_Q, d.L_K, "linear attention");
-  check_kernel_sizes(ctx, d, map == FeatureMap::cosine1 ? d.E + 1 : d.E, "");
+  const FeatureMap map = read_feature_map(ctx);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  check_kernel_sizes(ctx, d, feature_count(map, d.E), "");
   return linear_attention(in.q, in.k, in.v, map, in.scale, mask, ctx.level);
 }
 

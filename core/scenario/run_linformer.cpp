@@ -3,14 +3,14 @@
 #include <algorithm>
 
 #include "../linformer_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
 Trace run_linformer(ScenarioContext& ctx) {
   const AttentionInputs in = read_attention_inputs(ctx);
   const auto d = attention_dims(in.q, in.v);
-  read_no_mask(ctx, d.B, d.L_Q, d.L_K, "linformer", "every projected key mixes all L_K positions");
+  read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   Fields& f = ctx.fields;
   const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
   const std::int64_t proj_len = f.has("proj_len") ? f.required_integer("proj_len", 1, big) : 0;  // 0: not given
@@ -39,6 +39,25 @@ Trace run_linformer(ScenarioContext& ctx) {
                "; use \"trace\": \"context\"");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   return linformer_attention(in.q, in.k, in.v, in.scale, p, ctx.level);
+}
+
+json linformer_defaults() { return json::object(); }  // proj_len or E_proj and F_proj are required
+
+Estimate estimate_linformer(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const auto d = read_attention_shapes(ctx);
+  read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  const std::uint64_t k = f.has("E_proj") ? ctx.shape("E_proj", {Dim::any("proj_len k"), Dim::of(d.L_K, "L_K of k")})[0]
+                                          : static_cast<std::uint64_t>(f.required_integer("proj_len", 1, static_cast<std::int64_t>(kMaxDimension)));
+  const std::uint64_t BH = std::uint64_t{d.B} * d.H, pairs = BH * d.L_Q * k, mixed = BH * k * d.L_K;
+  Estimate e;
+  e.cost = {pairs + mixed, BH * d.L_Q * d.L_K, 2 * (mixed + pairs) * (d.E + d.D)};
+  e.numbers = context_numbers(d);
+  if (ctx.level == TraceLevel::full)  // E_proj, F_proj; projected k and v; scores and weights
+    e.numbers += 2 * k * d.L_K + std::uint64_t{d.B} * k * d.H * (d.E + d.D) + 2 * pairs;
+  add_exact_estimate(e, d, Mask{}, ctx.level);
+  e.sizes["proj_len"] = k;
+  return e;
 }
 
 namespace {

@@ -7,13 +7,14 @@
 
 #include "../attention_rows.hpp"
 #include "../lsh_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
 namespace {
 
-constexpr std::int64_t kMaxHashes = 1024;
+constexpr std::int64_t kMaxHashes = 1024, kDefaultHashes = 1;
+constexpr bool kDefaultDuplicates = true;
 // About a second natively (as bahdanau's and performer's limits of work).
 constexpr std::uint64_t kMaxHashingWork = std::uint64_t{1} << 31;
 
@@ -33,7 +34,7 @@ Trace run_lsh(ScenarioContext& ctx) {
   const Tensor v = ctx.tensor("v", {Dim::of(B, "B of q"), Dim::of(L, "L of q: the keys are the queries"), Dim::of(H, "H of q"),
                                     Dim::any("D")});
   const double scale = f.number("scale", default_scale(E));
-  read_no_mask(ctx, B, L, L, "lsh", "the buckets decide which keys each query sees");
+  read_mask(ctx, B, L, L, ctx.entry->masks);
 
   const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
   const bool given = f.has("rotations");
@@ -44,7 +45,7 @@ Trace run_lsh(ScenarioContext& ctx) {
       throw InputError("n_buckets", "expected an even integer (a query's bucket is the argmax of [qR, -qR]), got " +
                                         std::to_string(*n_buckets));
   }
-  if (f.has("n_hashes") || !given) n_hashes = f.integer("n_hashes", 1, 1, kMaxHashes);
+  if (f.has("n_hashes") || !given) n_hashes = f.integer("n_hashes", kDefaultHashes, 1, kMaxHashes);
   Tensor rotations;
   if (given) {
     rotations = ctx.tensor("rotations", {n_hashes ? Dim::of(static_cast<std::size_t>(*n_hashes), "n_hashes") : Dim::any("n_hashes"),
@@ -72,8 +73,43 @@ Trace run_lsh(ScenarioContext& ctx) {
   check_size(rounds * B * L * H * D, given ? "rotations" : "n_hashes", "round_context (n_hashes, B, L, H, D)");
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{B} * H * L * L, "q", "the (B, H, L, L) weights", "; use \"trace\": \"context\"");
-  const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", true);
+  const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", kDefaultDuplicates);
   return lsh_attention(q, v, scale, rotations, allow_duplicate_attention, ctx.level);
+}
+
+json lsh_defaults() { return {{"n_hashes", kDefaultHashes}, {"allow_duplicate_attention", kDefaultDuplicates}}; }
+
+// The buckets depend on q: the pairs are estimated as if every bucket held L / n_buckets queries.
+Estimate estimate_lsh(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const Shape qs = ctx.shape("q", {Dim::any("B"), Dim::any("L"), Dim::any("H"), Dim::any("E")});
+  const std::uint64_t B = qs[0], L = qs[1], H = qs[2], E = qs[3];
+  if (f.has("k")) ctx.shape("k", {Dim::of(B, "B of q"), Dim::of(L, "L of q"), Dim::of(H, "H of q"), Dim::of(E, "E of q")});
+  else f.ignore({"k"});
+  const std::uint64_t D = ctx.shape("v", {Dim::of(B, "B of q"), Dim::of(L, "L of q: the keys are the queries"), Dim::of(H, "H of q"), Dim::any("D")})[3];
+  f.number("scale", 1.0);
+  read_mask(ctx, B, L, L, ctx.entry->masks);
+  std::uint64_t rounds, n_buckets;
+  if (f.has("rotations")) {
+    const Shape r = ctx.shape("rotations", {Dim::any("n_hashes"), Dim::of(E, "E of q"), Dim::any("n_buckets / 2")});
+    rounds = r[0];
+    n_buckets = 2 * r[2];
+  } else {
+    n_buckets = static_cast<std::uint64_t>(f.required_integer("n_buckets", 2, static_cast<std::int64_t>(kMaxDimension)));
+    rounds = static_cast<std::uint64_t>(f.integer("n_hashes", kDefaultHashes, 1, kMaxHashes));
+  }
+  const std::uint64_t BH = B * H, per_bucket = (L + n_buckets - 1) / n_buckets;
+  const std::uint64_t pairs = rounds * BH * L * std::min(L, per_bucket);
+  Estimate e;
+  e.exact = false;
+  e.cost = {pairs, BH * L * L, 2 * pairs * (E + D) + BH * rounds * L * E * n_buckets};
+  e.numbers = B * L * H * D;
+  if (ctx.level == TraceLevel::full)  // rotations; round_logsumexp, round_weights; round_context; weights
+    e.numbers += rounds * E * (n_buckets / 2) + 2 * rounds * BH * L + rounds * B * L * H * D + BH * L * L;
+  add_exact_estimate(e, {B, L, L, H, E, D}, Mask{}, ctx.level);
+  e.sizes["n_hashes"] = rounds;
+  e.sizes["n_buckets"] = n_buckets;
+  return e;
 }
 
 namespace {

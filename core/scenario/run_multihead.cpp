@@ -2,9 +2,11 @@
 
 #include "../multihead_attention.hpp"
 #include "../nn_linear.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
+
+json multihead_inner() { return {{"field", "inner"}, {"default", "full"}, {"choices", {"full", "prob"}}}; }
 
 namespace {
 
@@ -18,6 +20,11 @@ std::optional<Tensor> read_bias(ScenarioContext& ctx, Fields& w, const std::stri
   if (!w.has(name)) w.ignore({name});
   if (b) ctx.record_shape(name, Shape(b->shape().begin(), b->shape().end()));
   return b;
+}
+
+InnerAttention read_inner(Fields& f) {
+  const json inner = multihead_inner();
+  return f.choice("inner", inner["choices"], inner["default"]) == "full" ? InnerAttention::full : InnerAttention::prob;
 }
 
 std::string divides_message(std::int64_t heads, std::size_t n, const std::string& what) {
@@ -38,7 +45,7 @@ Trace run_multihead(ScenarioContext& ctx) {
   MultiheadOptions options;
   const auto heads = f.required_integer("num_heads", 1, static_cast<std::int64_t>(kMaxDimension));
   options.num_heads = static_cast<std::size_t>(heads);
-  options.inner = f.choice("inner", {"full", "prob"}, "full") == "full" ? InnerAttention::full : InnerAttention::prob;
+  options.inner = read_inner(f);
 
   MultiheadWeights weights;
   if (f.has("weights")) {
@@ -92,14 +99,14 @@ Trace run_multihead(ScenarioContext& ctx) {
 
   options.scale = f.optional_number("scale");  // absent: 1/sqrt(d_head)
   if (options.inner == InnerAttention::prob) {
-    options.mask = read_prob_mask(ctx, B, L_Q, L_K);
+    options.mask = read_mask(ctx, B, L_Q, L_K, find_algorithm("prob")->masks);
     options.prob = read_prob_options(ctx, L_Q, L_K, options.num_heads);
     ProbOptions inner = options.prob;  // multihead_attention asks for attn at trace "full"
     const bool asked = inner.output_attention;
     inner.output_attention = asked || ctx.level == TraceLevel::full;
     check_prob_sizes(ctx, inner, B, options.num_heads, L_Q, L_K, asked ? "output_attention" : "keys");
   } else {
-    options.mask = read_mask(ctx, B, L_Q, L_K);
+    options.mask = read_mask(ctx, B, L_Q, L_K, ctx.entry->masks);
     check_pair_tensors(ctx, std::uint64_t{B} * options.num_heads * L_Q * L_K, "keys");
   }
   Trace trace = multihead_attention(queries, keys, values, weights, options, ctx.level);
@@ -109,6 +116,51 @@ Trace run_multihead(ScenarioContext& ctx) {
                      "the output (head contexts W_o^T + b_o) is not a finite number at " + *at);
   return trace;
 }
+
+Estimate estimate_multihead(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const Shape qs = ctx.shape("queries", {Dim::any("B"), Dim::any("L_Q"), Dim::any("d_q")});
+  const std::uint64_t B = qs[0], L_Q = qs[1], d_q = qs[2];
+  const Shape ks = ctx.shape("keys", {Dim::of(B, "B of queries"), Dim::any("L_K"), Dim::any("d_k")});
+  const std::uint64_t L_K = ks[1], d_k = ks[2];
+  const std::uint64_t d_v = ctx.shape("values", {Dim::of(B, "B of queries"), Dim::of(L_K, "L_K of keys"), Dim::any("d_v")})[2];
+  const auto H = static_cast<std::size_t>(f.required_integer("num_heads", 1, static_cast<std::int64_t>(kMaxDimension)));
+  const InnerAttention inner = read_inner(f);
+  std::uint64_t hq, hv, out, biases = 0;
+  if (f.has("weights")) {
+    Fields w = f.object("weights");
+    hq = w.shape("W_q", {Dim::any("num_hiddens"), Dim::of(d_q, "d_q of queries")}, ctx.shapes_only)[0];
+    hv = w.shape("W_v", {Dim::any("H * d_v_head"), Dim::of(d_v, "d_v of values")}, ctx.shapes_only)[0];
+    out = w.shape("W_o", {Dim::any("out"), Dim::of(hv, "rows of W_v")}, ctx.shapes_only)[0];
+    const std::uint64_t rows[4] = {hq, hq, hv, out};
+    const char* names[4] = {"b_q", "b_k", "b_v", "b_o"};
+    for (int i = 0; i < 4; ++i) biases += (w.has(names[i]) || f.has(names[i])) ? rows[i] : 0;
+  } else {
+    hq = hv = out = static_cast<std::uint64_t>(f.required_integer("num_hiddens", 1, static_cast<std::int64_t>(kMaxDimension)));
+    biases = f.boolean("bias", inner == InnerAttention::prob) ? 4 * hq : 0;
+  }
+  if (hq % H != 0 || hv % H != 0) throw InputError("num_heads", divides_message(static_cast<std::int64_t>(H), hq, "num_hiddens"));
+  const AttentionDims d{B, L_Q, L_K, H, hq / H, hv / H};
+  Estimate e;
+  if (inner == InnerAttention::prob) {
+    const Mask mask = read_mask(ctx, B, L_Q, L_K, find_algorithm("prob")->masks);
+    ProbOptions o = read_prob_options(ctx, L_Q, L_K, H);
+    o.output_attention = o.output_attention || ctx.level == TraceLevel::full;  // the head weights
+    e = prob_estimate(d, o, mask, ctx.level);
+  } else {
+    e = softmax_estimate(d, read_mask(ctx, B, L_Q, L_K, ctx.entry->masks), ctx.level);
+  }
+  // the head contexts are kept at trace "full" only (head_context), the output always
+  if (ctx.level != TraceLevel::full) e.numbers -= context_numbers(d);
+  e.numbers += B * L_Q * out;
+  if (ctx.level == TraceLevel::full)  // W_q .. W_o and the biases; the projected q, k, v
+    e.numbers += hq * (d_q + d_k) + hv * d_v + out * hv + biases + B * (L_Q + L_K) * hq + B * L_K * hv;
+  e.cost.flops += 2 * (B * L_Q * d_q * hq + B * L_K * d_k * hq + B * L_K * d_v * hv + B * L_Q * hv * out);
+  e.sizes["d_head"] = hq / H;
+  return e;
+}
+
+json multihead_defaults() { return {{"inner", multihead_inner()["default"]}}; }
 
 // d2l's MultiHeadAttention (seed 003), the basic-operations shape chain (seed 004), Informer's layer.
 std::vector<Preset> multihead_presets() {

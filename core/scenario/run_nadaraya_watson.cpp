@@ -1,7 +1,7 @@
 // Reader of "nadaraya_watson": x_train, y_train, x_query (1-D) or dataset: {n_train, seed};
 // kernel, w, and optional train: {epochs, lr}.
 #include "../nadaraya_watson.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,41 @@ namespace {
 // or 4 s of gaussian training, in nadaraya_watson.cpp's xtensor expressions).
 constexpr std::uint64_t kMaxKernelEvaluations = std::uint64_t{1} << 26;
 
+// d2l's: 50 training points, the gaussian kernel, w = 1; training 5 epochs at lr 0.5.
+constexpr std::int64_t kDefaultTrain = 50, kDefaultEpochs = 5;
+constexpr double kDefaultW = 1.0, kDefaultLr = 0.5;
+constexpr const char* kDefaultKernel = "gaussian";
+
 }  // namespace
+
+json nadaraya_watson_defaults() {
+  return {{"dataset.n_train", kDefaultTrain}, {"kernel", kDefaultKernel}, {"w", kDefaultW},
+          {"train.epochs", kDefaultEpochs}, {"train.lr", kDefaultLr}};
+}
+
+Estimate estimate_nadaraya_watson(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  std::uint64_t n_train, n_query, numbers = 0;
+  if (f.has("dataset")) {  // the generated set is small: drawn here for its sizes
+    Fields d = f.object("dataset");
+    const RegressionDataset set = regression_dataset(static_cast<std::size_t>(d.integer("n_train", kDefaultTrain, 1, big)), 0);
+    n_train = set.x_train.size();
+    n_query = set.x_query.size();
+    numbers += 2 * n_train + 2 * n_query;  // x_train, y_train, x_query, y_truth
+  } else {
+    n_train = ctx.shape("x_train", {Dim::any("n_train")})[0];
+    n_query = ctx.shape("x_query", {Dim::any("n_query")})[0];
+  }
+  const std::uint64_t epochs =
+      f.has("train") ? static_cast<std::uint64_t>(f.object("train").integer("epochs", kDefaultEpochs, 1, 100000)) : 0;
+  Estimate e;
+  const std::uint64_t evaluations = n_query * n_train + epochs * n_train * (n_train - 1);
+  e.cost = {evaluations, n_query * n_train, 2 * evaluations};
+  // loss and w_history with training; weights at trace "full"; y_hat
+  e.numbers = numbers + (epochs ? 2 * epochs + 1 : 0) + (ctx.level == TraceLevel::full ? n_query * n_train : 0) + n_query;
+  return e;
+}
 
 Trace run_nadaraya_watson(ScenarioContext& ctx) {
   Fields& f = ctx.fields;
@@ -30,7 +64,7 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
       if (f.has(key))
         throw InputError(std::string(key), "not allowed with dataset (the data set generates x_train, y_train and x_query)");
     Fields d = f.object("dataset");
-    const auto n_train = d.integer("n_train", 50, 1, big);
+    const auto n_train = d.integer("n_train", kDefaultTrain, 1, big);
     const auto seed = d.integer("seed", static_cast<std::int64_t>(ctx.seed), 0, std::numeric_limits<std::int64_t>::max());
     d.warn_unused(ctx.warnings);
     dataset = regression_dataset(static_cast<std::size_t>(n_train), static_cast<std::uint64_t>(seed));
@@ -46,19 +80,19 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
   const std::uint64_t n_train = x_train.size(), n_query = x_query.size();
 
   // 2. the kernel and its bandwidth
-  const auto kernel_name = f.choice("kernel", {"gaussian", "boxcar", "constant", "epanechnikov"}, "gaussian");
+  const auto kernel_name = f.choice("kernel", {"gaussian", "boxcar", "constant", "epanechnikov"}, kDefaultKernel);
   RegressionKernel kernel = RegressionKernel::gaussian;
   for (auto k : {RegressionKernel::boxcar, RegressionKernel::constant, RegressionKernel::epanechnikov})
     if (kernel_name == regression_kernel_name(k)) kernel = k;
-  const double w = f.number("w", 1.0);
+  const double w = f.number("w", kDefaultW);
 
   // 3. training
   std::optional<RegressionTraining> training;
   if (f.has("train")) {
     Fields t = f.object("train");
     RegressionTraining tr;
-    tr.epochs = static_cast<std::size_t>(t.integer("epochs", 5, 1, 100000));
-    tr.lr = t.number("lr", 0.5);
+    tr.epochs = static_cast<std::size_t>(t.integer("epochs", kDefaultEpochs, 1, 100000));
+    tr.lr = t.number("lr", kDefaultLr);
     t.warn_unused(ctx.warnings);
     if (n_train < 2)
       throw InputError("train", "leave-one-out training needs at least 2 training points, got " + std::to_string(n_train));

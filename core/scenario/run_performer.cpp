@@ -2,34 +2,64 @@
 #include <cmath>
 
 #include "../performer_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
+
+namespace {
+
+const auto big = static_cast<std::int64_t>(kMaxDimension);
+
+// num_features: performer-pytorch's default nb_features = int(dim_heads * log(dim_heads)), at least 1
+std::int64_t read_num_features(Fields& f, std::size_t E) {
+  const auto default_m = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(E) * std::log(static_cast<double>(E))));
+  return f.integer("num_features", std::min(default_m, big), 1, big);
+}
+
+std::vector<Dim> projection_dims(Fields& f, std::int64_t m, std::size_t E) {
+  return {f.has("num_features") ? Dim::of(static_cast<std::size_t>(m), "num_features") : Dim::any("m"), Dim::of(E, "E of q")};
+}
+
+}  // namespace
+
+json performer_defaults() {
+  return {{"num_features", "max(1, floor(E ln E))"}, {"orthogonal", true}, {"norms", "chi"}};
+}
+
+Estimate estimate_performer(ScenarioContext& ctx) {
+  Fields& f = ctx.fields;
+  const auto d = read_attention_shapes(ctx);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  std::int64_t m = read_num_features(f, d.E);
+  if (f.has("projection")) m = static_cast<std::int64_t>(ctx.shape("projection", projection_dims(f, m, d.E))[0]);
+  const auto M = static_cast<std::uint64_t>(m);
+  Estimate e = kernel_estimate(d, M, true, mask, ctx.level);
+  const std::uint64_t projections = std::uint64_t{d.B} * d.H * (std::uint64_t{d.L_Q} + d.L_K) * M;
+  e.cost.dot_products += projections;
+  e.cost.flops += 2 * projections * d.E;
+  if (ctx.level == TraceLevel::full) e.numbers += M * d.E;  // the projection
+  e.sizes["num_features"] = M;
+  return e;
+}
 
 Trace run_performer(ScenarioContext& ctx) {
   Fields& f = ctx.fields;
   const AttentionInputs in = read_attention_inputs(ctx);
   const auto d = attention_dims(in.q, in.v);
-  const Mask mask = read_kernel_mask(ctx, d.B, d.L_Q, d.L_K, "performer");
-
-  const auto big = static_cast<std::int64_t>(kMaxDimension);
-  const bool has_m = f.has("num_features");
-  // performer-pytorch's default nb_features = int(dim_heads * log(dim_heads)), at least 1
-  const auto default_m =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(d.E) * std::log(static_cast<double>(d.E))));
-  std::int64_t m = f.integer("num_features", std::min(default_m, big), 1, big);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  std::int64_t m = read_num_features(f, d.E);
   Tensor projection;
   const bool given = f.has("projection");
   if (given) {
-    projection = ctx.tensor("projection", {has_m ? Dim::of(static_cast<std::size_t>(m), "num_features") : Dim::any("m"),
-                                           Dim::of(d.E, "E of q")});
+    projection = ctx.tensor("projection", projection_dims(f, m, d.E));
     m = static_cast<std::int64_t>(projection.shape()[0]);
     if (f.has("orthogonal") || f.has("norms"))
       ctx.warnings.push_back("orthogonal and norms are ignored: the projection is given");
     f.ignore({"orthogonal", "norms"});
   } else {
-    const bool orthogonal = f.boolean("orthogonal", true);
-    const auto norms_name = f.choice("norms", {"chi", "sqrt_d", "quantile"}, "chi");
+    const json defaults = performer_defaults();
+    const bool orthogonal = f.boolean("orthogonal", defaults["orthogonal"]);
+    const auto norms_name = f.choice("norms", {"chi", "sqrt_d", "quantile"}, defaults["norms"]);
     const ProjectionNorms norms = norms_name == "sqrt_d"     ? ProjectionNorms::sqrt_d
                                   : norms_name == "quantile" ? ProjectionNorms::quantile
                                                              : ProjectionNorms::chi;

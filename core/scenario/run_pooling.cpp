@@ -3,30 +3,17 @@
 #include <cmath>
 
 #include "../pooling_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
-void read_no_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K, const std::string& algorithm,
-                  const std::string& why) {
-  // the kind first: "local" without its window should say that the algorithm takes no mask
-  if (ctx.fields.has("mask") && ctx.fields.raw("mask").is_object()) {
-    const json& kind = ctx.fields.raw("mask").value("kind", json("none"));
-    if (kind.is_string() && kind.get<std::string>() != "none")
-      throw InputError(ctx.fields.path_of("mask") + ".kind",
-                       algorithm + " takes no mask: " + why + " (expected \"none\", got " + kind.dump() + ")");
-  }
-  if (read_mask(ctx, B, L_Q, L_K).causal)
-    throw InputError(ctx.fields.path_of("mask") + ".causal", algorithm + " takes no mask: " + why + " (expected false)");
-}
+namespace {
 
-Trace run_pooling(ScenarioContext& ctx) {
-  const AttentionInputs in = read_attention_inputs(ctx);
-  const auto d = attention_dims(in.q, in.v);
-  read_no_mask(ctx, d.B, d.L_Q, d.L_K, "pooling", "each pooled key stands for a window of kernel positions");
+// pool, kernel (1..L_K) and stride (default: the kernel, as torch).
+PoolingOptions read_pooling_options(ScenarioContext& ctx, const AttentionDims& d) {
   Fields& f = ctx.fields;
   PoolingOptions o;
-  o.pool = f.choice("pool", {"avg", "max"}, "avg") == "avg" ? PoolKind::avg : PoolKind::max;
+  o.pool = f.choice("pool", {"avg", "max"}, pooling_defaults()["pool"]) == "avg" ? PoolKind::avg : PoolKind::max;
   const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
   const std::int64_t kernel = f.required_integer("kernel", 1, big);
   if (kernel > static_cast<std::int64_t>(d.L_K))
@@ -34,6 +21,33 @@ Trace run_pooling(ScenarioContext& ctx) {
                                    " (no padding, as torch's avg_pool1d / max_pool1d), got " + std::to_string(kernel));
   o.kernel = static_cast<std::size_t>(kernel);
   o.stride = static_cast<std::size_t>(f.integer("stride", kernel, 1, big));
+  return o;
+}
+
+}  // namespace
+
+json pooling_defaults() { return {{"pool", "avg"}, {"stride", "kernel"}}; }
+
+Estimate estimate_pooling(ScenarioContext& ctx) {
+  const auto d = read_attention_shapes(ctx);
+  read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  const PoolingOptions o = read_pooling_options(ctx, d);
+  const std::size_t L_out = pooled_length(d.L_K, o.kernel, o.stride);
+  // full attention against the pooled keys, then pooling_attention's own
+  Estimate e = softmax_estimate({d.B, d.L_Q, L_out, d.H, d.E, d.D}, Mask{}, ctx.level);
+  e.cost.dense_dot_products = std::uint64_t{d.B} * d.H * d.L_Q * d.L_K;
+  e.cost.flops += std::uint64_t{d.B} * L_out * d.H * (d.E + d.D) * (o.kernel - 1);
+  if (ctx.level == TraceLevel::full) e.numbers += std::uint64_t{d.B} * L_out * d.H * (d.E + d.D);  // pooled k, v
+  add_exact_estimate(e, d, Mask{}, ctx.level);
+  e.sizes["pooled_length"] = L_out;
+  return e;
+}
+
+Trace run_pooling(ScenarioContext& ctx) {
+  const AttentionInputs in = read_attention_inputs(ctx);
+  const auto d = attention_dims(in.q, in.v);
+  read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  const PoolingOptions o = read_pooling_options(ctx, d);
   const std::uint64_t L_out = pooled_length(d.L_K, o.kernel, o.stride);
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{d.B} * d.H * d.L_Q * L_out, "k", "the (B, H, L_Q, L') scores and weights",

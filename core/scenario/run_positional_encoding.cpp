@@ -1,8 +1,24 @@
 // Reader of "positional_encoding": num_steps, encoding_dim (even), base (default 10000).
 #include "../positional_encoding.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
+
+namespace {
+
+constexpr double kDefaultBase = 10000.0;  // d2l's (and the Transformer's)
+
+}  // namespace
+
+json positional_encoding_defaults() { return {{"base", kDefaultBase}}; }
+
+Estimate estimate_positional_encoding(ScenarioContext& ctx) {
+  Estimate e;  // no attention: cost 0
+  const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
+  e.numbers = static_cast<std::uint64_t>(ctx.fields.required_integer("num_steps", 1, big) *
+                                         ctx.fields.required_integer("encoding_dim", 2, big));
+  return e;
+}
 
 Trace run_positional_encoding(ScenarioContext& ctx) {
   const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
@@ -14,7 +30,7 @@ Trace run_positional_encoding(ScenarioContext& ctx) {
   if (static_cast<std::uint64_t>(num_steps * encoding_dim) > kMaxTensorElements)
     throw InputError("num_steps", "num_steps * encoding_dim = " + std::to_string(num_steps * encoding_dim) +
                      " is larger than the limit " + std::to_string(kMaxTensorElements));
-  const double base = ctx.fields.number("base", 10000.0);
+  const double base = ctx.fields.number("base", kDefaultBase);
   if (!(base > 0.0))
     throw InputError("base", "expected a positive number, got " + ctx.fields.raw("base").dump());
   return positional_encoding(static_cast<std::size_t>(num_steps), static_cast<std::size_t>(encoding_dim), base);

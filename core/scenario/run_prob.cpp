@@ -1,19 +1,34 @@
 #include "../prob_attention.hpp"
-#include "adapters.hpp"
+#include "readers.hpp"
 
 namespace attnplay {
 
+namespace {
+
+constexpr std::int64_t kDefaultFactor = 5;  // Informer's factor
+
+}  // namespace
+
+json prob_defaults() {
+  return {{"factor", kDefaultFactor}, {"output_attention", false}, {"causal_initial", "sum"}, {"sparsity_divisor", "L_K"},
+          {"sample_per_head", false}, {"squeeze_bug", true}};
+}
+
 ProbOptions read_prob_options(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t H) {
   Fields& f = ctx.fields;
+  const json defaults = prob_defaults();
+  const auto flag = [&](const char* key) { return f.boolean(key, defaults.at(key).get<bool>()); };
+  const auto pick = [&](const char* key, const std::vector<std::string>& options) {
+    return f.choice(key, options, defaults.at(key).get<std::string>());
+  };
   ProbOptions o;
   o.seed = ctx.seed;
-  o.factor = f.integer("factor", 5, 1, static_cast<std::int64_t>(kMaxDimension));
-  o.output_attention = f.boolean("output_attention", false);
-  o.causal_initial = f.choice("causal_initial", {"sum", "mean"}, "sum") == "sum" ? CausalInitial::sum : CausalInitial::mean;
-  o.sparsity_divisor =
-      f.choice("sparsity_divisor", {"L_K", "U_part"}, "L_K") == "L_K" ? SparsityDivisor::L_K : SparsityDivisor::U_part;
-  o.sample_per_head = f.boolean("sample_per_head", false);
-  o.squeeze_bug = f.boolean("squeeze_bug", true);
+  o.factor = f.integer("factor", kDefaultFactor, 1, static_cast<std::int64_t>(kMaxDimension));
+  o.output_attention = flag("output_attention");
+  o.causal_initial = pick("causal_initial", {"sum", "mean"}) == "sum" ? CausalInitial::sum : CausalInitial::mean;
+  o.sparsity_divisor = pick("sparsity_divisor", {"L_K", "U_part"}) == "L_K" ? SparsityDivisor::L_K : SparsityDivisor::U_part;
+  o.sample_per_head = flag("sample_per_head");
+  o.squeeze_bug = flag("squeeze_bug");
   const ProbSizes sizes = prob_sizes(o.factor, L_Q, L_K);
   if (f.has("sample_index")) {
     std::vector<Dim> dims;
@@ -49,19 +64,43 @@ void check_prob_sizes(const ScenarioContext& ctx, const ProbOptions& o, std::siz
   }
 }
 
-Mask read_prob_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
-  // the kind first: "local" without its window should say that ProbAttention takes no local mask
-  if (ctx.fields.has("mask") && ctx.fields.raw("mask").is_object()) {
-    const json& kind = ctx.fields.raw("mask").value("kind", json("none"));
-    if (kind.is_string()) check_prob_mask_kind(kind.get<std::string>(), ctx.fields.path_of("mask") + ".kind");
+Estimate prob_estimate(const AttentionDims& d, const ProbOptions& o, const Mask& mask, TraceLevel level) {
+  const ProbSizes z = prob_sizes(o.factor, d.L_Q, d.L_K);
+  const std::uint64_t BH = std::uint64_t{d.B} * d.H, sampled = BH * d.L_Q * z.U_part, dense = BH * d.L_Q * d.L_K;
+  Estimate e;
+  // the .squeeze() at H = 1, B > 1 updates the union of the items' top rows (at most B u), which
+  // depends on the numbers, unless top_index fixes them
+  const bool squeeze = o.squeeze_bug && d.H == 1 && d.B > 1 && !o.top_index;
+  const std::uint64_t rows = BH * (squeeze ? std::min<std::uint64_t>(d.L_Q, std::uint64_t{d.B} * z.u) : z.u);
+  e.exact = !squeeze;
+  e.cost = {sampled + rows * d.L_K, dense, 2 * (sampled * d.E + rows * d.L_K * (d.E + d.D))};
+  e.numbers = context_numbers(d) + (o.output_attention ? dense : 0);
+  if (level == TraceLevel::full) {
+    // q_k_sample; sparsity and sparsity_exact; scores_top and weights_top; initial_context
+    e.numbers += sampled + 2 * BH * d.L_Q + 2 * BH * z.u * d.L_K + context_numbers(d);
+    add_exact_estimate(e, d, mask, level);
+    e.sizes["exact_flops"] = e.sizes["exact_flops"].get<std::uint64_t>() + 2 * dense * d.E;  // sparsity_exact
   }
-  return read_mask(ctx, B, L_Q, L_K);
+  json sample_shape = json::array();
+  if (o.sample_per_head) sample_shape.push_back(d.H);
+  sample_shape.push_back(d.L_Q);
+  sample_shape.push_back(z.U_part);
+  e.sizes["U_part"] = z.U_part;
+  e.sizes["u"] = z.u;
+  e.sizes["sample_index"] = sample_shape;
+  return e;
+}
+
+Estimate estimate_prob(ScenarioContext& ctx) {
+  const auto d = read_attention_shapes(ctx);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  return prob_estimate(d, read_prob_options(ctx, d.L_Q, d.L_K, d.H), mask, ctx.level);
 }
 
 Trace run_prob(ScenarioContext& ctx) {
   const AttentionInputs in = read_attention_inputs(ctx);
   const auto d = attention_dims(in.q, in.v);
-  const Mask mask = read_prob_mask(ctx, d.B, d.L_Q, d.L_K);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   const ProbOptions options = read_prob_options(ctx, d.L_Q, d.L_K, d.H);
   check_prob_sizes(ctx, options, d.B, d.H, d.L_Q, d.L_K, options.output_attention ? "output_attention" : "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");

@@ -1,5 +1,6 @@
 #include "scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../attention_rows.hpp"
@@ -24,14 +25,41 @@ std::optional<Tensor> ScenarioContext::optional_tensor(const std::string& key, c
   return tensor(key, dims);
 }
 
+Shape ScenarioContext::shape(const std::string& key, const std::vector<Dim>& dims) {
+  Shape s = fields.shape(key, dims, shapes_only);
+  record_shape(key, s);
+  return s;
+}
+
+namespace {
+
+// q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D): each tensor's dims from those read before it.
+const std::vector<Dim> q_dims{Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E")};
+std::vector<Dim> k_dims(const Shape& qs) {
+  return {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(qs[2], "H of q"), Dim::of(qs[3], "E of q")};
+}
+std::vector<Dim> v_dims(const Shape& qs, std::size_t L_K) {
+  return {Dim::of(qs[0], "B of q"), Dim::of(L_K, "L_K of k"), Dim::of(qs[2], "H of q"), Dim::any("D")};
+}
+
+}  // namespace
+
 AttentionInputs read_attention_inputs(ScenarioContext& ctx) {
   AttentionInputs in;
-  in.q = ctx.tensor("q", {Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E")});
-  const auto& qs = in.q.shape();
-  in.k = ctx.tensor("k", {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(qs[2], "H of q"), Dim::of(qs[3], "E of q")});
-  in.v = ctx.tensor("v", {Dim::of(qs[0], "B of q"), Dim::of(in.k.shape()[1], "L_K of k"), Dim::of(qs[2], "H of q"), Dim::any("D")});
+  in.q = ctx.tensor("q", q_dims);
+  const Shape qs(in.q.shape().begin(), in.q.shape().end());
+  in.k = ctx.tensor("k", k_dims(qs));
+  in.v = ctx.tensor("v", v_dims(qs, in.k.shape()[1]));
   in.scale = ctx.fields.number("scale", default_scale(qs[3]));
   return in;
+}
+
+AttentionDims read_attention_shapes(ScenarioContext& ctx) {
+  const Shape qs = ctx.shape("q", q_dims);
+  const std::size_t L_K = ctx.shape("k", k_dims(qs))[1];
+  const std::size_t D = ctx.shape("v", v_dims(qs, L_K))[3];
+  ctx.fields.number("scale", 1.0);
+  return {qs[0], qs[1], L_K, qs[2], qs[3], D};
 }
 
 void check_size(std::uint64_t numbers, const std::string& field, const std::string& what, const std::string& remedy) {
@@ -45,7 +73,9 @@ void check_pair_tensors(const ScenarioContext& ctx, std::uint64_t pairs, const s
     check_size(pairs, field, "the (B, H, L_Q, L_K) scores and weights", "; use \"trace\": \"context\"");
 }
 
-Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
+namespace {
+
+Mask read_mask_fields(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K) {
   Mask mask;
   if (!ctx.fields.has("mask")) {
     ctx.fields.ignore({"mask"});
@@ -90,6 +120,38 @@ Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t
   m.warn_unused(ctx.warnings);
   return mask;
 }
+
+}  // namespace
+
+const MaskRule& any_mask() {
+  static const MaskRule rule{{"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit"}, "", "", ""};
+  return rule;
+}
+
+Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K, const MaskRule& rule) {
+  const std::string at = ctx.fields.path_of("mask");
+  // the kind first: "local" without its window should say that the algorithm takes no local mask
+  if (ctx.fields.has("mask") && ctx.fields.raw("mask").is_object()) {
+    const json& kind = ctx.fields.raw("mask").value("kind", json("none"));
+    // (a rule that takes every kind leaves an unknown one to the "expected one of" below)
+    const bool accepted = !kind.is_string() || kind.get<std::string>() == "none" || rule.kinds == any_mask().kinds ||
+                          std::find(rule.kinds.begin(), rule.kinds.end(), kind.get<std::string>()) != rule.kinds.end();
+    if (!accepted && rule.kinds.empty())
+      throw InputError(at + ".kind", rule.refusal + ": " + rule.why + " (expected \"none\", got " + kind.dump() + ")");
+    if (!accepted) {
+      std::string list;
+      for (const auto& k : rule.kinds) list += (list.empty() ? "\"" : " or \"") + k + "\"";
+      throw InputError(at + ".kind", rule.refusal + " " + list + " (" + rule.why + "), got " + kind.dump());
+    }
+  }
+  const Mask mask = read_mask_fields(ctx, B, L_Q, L_K);
+  if (rule.kinds.empty() && mask.causal)
+    throw InputError(at + ".causal", rule.refusal + ": " + rule.why + " (expected false)");
+  if (!rule.fill_refusal.empty() && !(std::isinf(mask.fill) && mask.fill < 0))
+    throw InputError(at + ".fill", rule.fill_refusal + number_text(mask.fill));
+  return mask;
+}
+
 
 namespace {
 
@@ -175,14 +237,16 @@ json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers)
         value);
   }
   out["shapes"] = shapes;
-  out["cost"] = {{"dot_products", trace.cost.dot_products},
-                 {"dense_dot_products", trace.cost.dense_dot_products},
-                 {"flops", trace.cost.flops}};
+  out["cost"] = cost_json(trace.cost);
   out["warnings"] = trace.warnings;
   return out;
 }
 
 }  // namespace
+
+json cost_json(const Cost& cost) {
+  return {{"dot_products", cost.dot_products}, {"dense_dot_products", cost.dense_dot_products}, {"flops", cost.flops}};
+}
 
 json trace_to_json(const Trace& trace, const json& input_shapes) { return trace_json(trace, input_shapes, nullptr); }
 
@@ -211,10 +275,11 @@ void ScenarioContext::report(double fraction, const std::string& what, const jso
     throw Cancelled("", "cancelled by the progress callback at " + what + " (no trace: a partial run is not the scenario's)");
 }
 
-json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers* out_buffers, const ProgressFn& progress) {
-  Fields fields(scenario, "", in_buffers);
-  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}};
-  ctx.progress = progress;
+namespace {
+
+// What run_scenario and estimate_scenario share: the algorithm's entry and the common settings.
+const AlgorithmEntry& begin_scenario(ScenarioContext& ctx) {
+  Fields& fields = ctx.fields;
   std::string list;
   for (const auto& a : algorithms()) list += (list.empty() ? "" : ", ") + std::string("\"") + a.name + "\"";
   if (!fields.has("algorithm")) throw InputError("algorithm", "required, one of " + list);
@@ -223,22 +288,39 @@ json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers*
   if (!entry) throw InputError("algorithm", "expected one of " + list + ", got " + (name.is_string() ? name.dump() : json_type_name(name)));
   if (!entry->run)  // the page's first-load module (algorithms.cpp): the whole module runs it
     throw InputError("algorithm", name.dump() + " is not in this build (the first-load module runs \"full\" only)");
-
+  ctx.entry = entry;
   ctx.seed = static_cast<std::uint64_t>(fields.integer("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
   ctx.level = fields.choice("trace", {"full", "context"}, "full") == "full" ? TraceLevel::full : TraceLevel::context;
   const auto dtype = fields.choice("dtype", {"float64", "float32"}, "float64");
   ctx.dtype = dtype == "float32" ? Dtype::float32 : Dtype::float64;
   fields.ignore({"name", "description", "title"});  // preset metadata
+  return *entry;
+}
 
-  Trace trace = entry->run(ctx);
+}  // namespace
+
+json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers* out_buffers, const ProgressFn& progress) {
+  Fields fields(scenario, "", in_buffers);
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false};
+  ctx.progress = progress;
+  const AlgorithmEntry& entry = begin_scenario(ctx);
+  Trace trace = entry.run(ctx);
   check_finite(trace);
-  trace.algorithm = entry->name;
-  if (dtype == "float32" && !ctx.dtype_honoured)
+  trace.algorithm = entry.name;
+  if (ctx.dtype == Dtype::float32 && !ctx.dtype_honoured)
     trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");
   trace.warnings.insert(trace.warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
   fields.warn_unused(trace.warnings);
   if (!out_buffers) return trace_to_json(trace, ctx.input_shapes);
   return trace_to_json(std::move(trace), ctx.input_shapes, out_buffers);
+}
+
+json estimate_scenario(const json& scenario, InputBuffers* in_buffers) {
+  Fields fields(scenario, "", in_buffers);
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false};
+  ctx.shapes_only = true;
+  const Estimate e = begin_scenario(ctx).estimate(ctx);
+  return {{"cost", cost_json(e.cost)}, {"numbers", e.numbers}, {"sizes", e.sizes}, {"exact", e.exact}};
 }
 
 }  // namespace attnplay

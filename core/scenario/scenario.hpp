@@ -25,6 +25,8 @@ struct Cancelled : InputError {
   using InputError::InputError;
 };
 
+struct AlgorithmEntry;
+
 // What every algorithm's reader gets: the scenario's fields and its common settings.
 struct ScenarioContext {
   Fields& fields;               // the top-level scenario object
@@ -35,6 +37,12 @@ struct ScenarioContext {
   Dtype dtype = Dtype::float64;         // "dtype"
   bool dtype_honoured = false;          // set by a reader that computes in `dtype` (full, flash)
   ProgressFn progress;                  // empty: nobody listens (called by training loops)
+  const AlgorithmEntry* entry = nullptr;  // the algorithm being read (its masks, defaults)
+  bool shapes_only = false;             // estimate_scenario: tensors may come as {"shape": [...]}
+
+  // Reads only a tensor's shape (nested arrays, {"shape", "data"}, a buffer reference or, for
+  // estimates, {"shape"} alone) and records it: no number is read or copied.
+  Shape shape(const std::string& key, const std::vector<Dim>& dims);
 
   // Calls `progress` (if any); throws Cancelled when it returns false.
   void report(double fraction, const std::string& what, const json& detail = json::object()) const;
@@ -51,9 +59,25 @@ struct AttentionInputs {
   double scale;
 };
 AttentionInputs read_attention_inputs(ScenarioContext& ctx);
+// Their shapes only, checked as read_attention_inputs checks them (estimates; "scale" is read too).
+AttentionDims read_attention_shapes(ScenarioContext& ctx);
 
-// "mask": {...} for queries of length L_Q against L_K keys in B batch items.
-Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K);
+// The mask kinds an algorithm accepts (its registry entry's `masks`) and the words of its refusals.
+struct MaskRule {
+  std::vector<std::string> kinds;    // empty: it takes no mask ("none" and no "causal": true only)
+  std::string refusal;               // "ProbAttention takes", "linformer takes no mask"
+  std::string why;                   // "ProbMask", "every projected key mixes all L_K positions"
+  std::string fill_refusal;          // not empty: a fill other than "-inf" is refused with this text
+};
+// Every kind (full, flash, additive, multihead with inner full).
+const MaskRule& any_mask();
+
+// "mask": {...} for queries of length L_Q against L_K keys in B batch items. A kind the rule does
+// not accept is refused on mask.kind before the mask's own fields are read (so "local" without
+// its window still says the algorithm takes no local mask):
+//   "<refusal> \"none\" or \"causal\" (<why>), got \"local\""  or, no kinds,
+//   "<refusal>: <why> (expected \"none\", got \"local\")" and on mask.causal "... (expected false)".
+Mask read_mask(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std::size_t L_K, const MaskRule& rule);
 
 // A tensor the run would make (trace or working) must fit kMaxTensorElements, as inputs do:
 // throws "<field>: <what> would hold N numbers, more than the limit 16777216<remedy>".
@@ -62,11 +86,24 @@ void check_size(std::uint64_t numbers, const std::string& field, const std::stri
 // At trace "full", the (B, H, L_Q, L_K) scores and weights; "context" keeps only one row.
 void check_pair_tensors(const ScenarioContext& ctx, std::uint64_t pairs, const std::string& field);
 
+// What a run of a scenario will cost and carry, from its shapes and options alone (no tensor is
+// built): `cost` equals the trace's cost where `exact` (it is an estimate where the work depends
+// on the numbers: lsh's buckets, prob's .squeeze() union, bahdanau's training), `numbers` the
+// float numbers of the trace's tensors at the scenario's trace level, `sizes` what the algorithm
+// derives (flash's block sizes, prob's U_part and u, ...).
+struct Estimate {
+  Cost cost;
+  std::uint64_t numbers = 0;
+  json sizes = json::object();
+  bool exact = true;
+};
+
 // The algorithm registry: every algorithm is registered once, in algorithms.cpp, and the CLI
-// (`attnplay algorithms`), WASM `algorithms()`, the fixture tests and the page's menu derive
+// (`attnplay algorithms`), WASM `algorithms()`, the fixture tests and the page's menus derive
 // from it. See docs/architecture.md, "Adding an algorithm".
 struct Preset;
 using AlgorithmRunner = Trace (*)(ScenarioContext&);
+using AlgorithmEstimator = Estimate (*)(ScenarioContext&);
 struct AlgorithmEntry {
   const char* name;         // the scenario's "algorithm"
   const char* title;        // for menus, English
@@ -74,11 +111,21 @@ struct AlgorithmEntry {
   const char* description;  // one line: the formula and the reference it follows
   AlgorithmRunner run;      // reads the scenario's fields and runs it
   std::vector<Preset> (*presets)();  // its built-in scenarios, the seeds' worked examples first
+  std::vector<const char*> tensors;  // the (B, L, H, E)-layout tensors it reads, edited as grids
+  MaskRule masks;                    // the mask kinds its reader accepts
+  json (*defaults)();                // its options' defaults, from the constants its reader uses
+  AlgorithmEstimator estimate;       // beside the reader, in run_<name>.cpp
+  json (*inner)() = nullptr;         // {"field", "default", "choices"}: the inner algorithm (multihead)
 };
 const std::vector<AlgorithmEntry>& algorithms();
 const AlgorithmEntry* find_algorithm(const std::string& name);
-// [{name, title, title_zh, description}] in registry order.
+// [{name, title, title_zh, description, tensors, masks, defaults, inner?}] in registry order.
 json algorithms_json();
+
+// Estimates a scenario without running it (see Estimate): {"cost", "numbers", "sizes", "exact"}.
+// Tensors may be given as {"shape": [...]} with no data.
+json estimate_scenario(const json& scenario, InputBuffers* in_buffers = nullptr);
+json cost_json(const Cost& cost);
 
 // Tensor output as nested arrays (CLI).
 json trace_to_json(const Trace& trace, const json& input_shapes);

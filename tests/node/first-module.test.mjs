@@ -53,9 +53,18 @@ test('first-load and whole modules give identical full-attention traces (every m
   assert.equal(cases, 36);
 });
 
-test('the catalog is the whole module\'s registry and presets (titles; full presets whole)', () => {
+test('the first-load module estimates full, as the whole module does', () => {
+  const s = { algorithm: 'full', q: { shape: [1, 2048, 2, 16] }, k: { shape: [1, 2048, 2, 16] }, v: { shape: [1, 2048, 2, 8] },
+    mask: { kind: 'local', window: 3 } };
+  assert.deepEqual(first.estimate(s), wasm.estimate(s));
+  assert.equal(first.estimate(s).cost.dot_products, 2 * (2048 * 7 - 12));
+  assert.deepEqual(first.algorithms()[0], wasm.algorithms()[0]);
+});
+
+test('the catalog is the whole module\'s registry (all but descriptions) and presets (titles; full presets whole)', () => {
   const algorithms = wasm.algorithms();
-  assert.deepEqual(catalog.algorithms, algorithms.map(({ name, title, title_zh }) => ({ name, title, title_zh })));
+  assert.deepEqual(catalog.algorithms, algorithms.map(({ description, ...entry }) => entry));
+  for (const a of catalog.algorithms) for (const key of ['tensors', 'masks', 'defaults']) assert.ok(a[key], `${a.name}.${key}`);
   const presets = wasm.presets();
   assert.equal(catalog.presets.length, presets.length);
   for (const [i, p] of presets.entries()) {

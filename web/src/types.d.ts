@@ -14,12 +14,30 @@ declare module '*/wasm/attnplay.mjs' {
     title: string;
     title_zh: string;
     description: string;
+    /** The (B, L, H, E)-layout tensors it reads (edited as grids). */
+    tensors?: string[];
+    /** The mask kinds its reader accepts; empty: it takes no mask. */
+    masks?: string[];
+    /** Its options' defaults, as its reader applies them. */
+    defaults?: Record<string, unknown>;
+    /** The field choosing an inner algorithm (multihead). */
+    inner?: { field: string; default: string; choices: string[] };
+  }
+  /** What a run will cost and carry (the core's estimate_scenario): cost equals the trace's where
+   * exact; numbers: the float numbers of its trace; sizes: what the algorithm derives. */
+  export interface EstimateRecord {
+    cost: { dot_products: number; dense_dot_products: number; flops: number };
+    numbers: number;
+    sizes: Record<string, unknown>;
+    exact: boolean;
   }
   export interface Core {
     /** Throws an Error whose `field` is the offending field's path ("" = the whole scenario). */
     run(scenario: object | string, options?: { typed?: boolean;
       /** After each training epoch; returning false stops the run (an Error with cancelled: true). */
       onProgress?: (fraction: number, what: string, detail: Record<string, unknown>) => boolean | void }): Record<string, unknown>;
+    /** The scenario's estimate from its shapes (tensors may be {shape} without data); throws as run() does. */
+    estimate(scenario: object): EstimateRecord;
     presets(): PresetRecord[];
     /** The registry's entries (a core built before the registry lists bare names). */
     algorithms(): (AlgorithmRecord | string)[];

@@ -1,0 +1,66 @@
+// One file per algorithm, run_<algorithm>.cpp beside this one, holds its reader (scenario fields
+// -> typed arguments -> the core algorithm -> Trace), its estimator (the same fields' shapes and
+// options -> Estimate, nothing run), its defaults and its presets; algorithms.cpp registers them
+// under the algorithm's name.
+#pragma once
+
+#include "../rng.hpp"
+#include "presets.hpp"
+#include "scenario.hpp"
+
+namespace attnplay {
+
+#define ATTNPLAY_ALGORITHM(name)                   \
+  Trace run_##name(ScenarioContext& ctx);          \
+  Estimate estimate_##name(ScenarioContext& ctx);  \
+  json name##_defaults();                          \
+  std::vector<Preset> name##_presets();
+
+ATTNPLAY_ALGORITHM(full)
+ATTNPLAY_ALGORITHM(flash)
+ATTNPLAY_ALGORITHM(additive)
+ATTNPLAY_ALGORITHM(nadaraya_watson)
+ATTNPLAY_ALGORITHM(positional_encoding)
+ATTNPLAY_ALGORITHM(prob)
+ATTNPLAY_ALGORITHM(multihead)
+ATTNPLAY_ALGORITHM(bahdanau)
+ATTNPLAY_ALGORITHM(linear)
+ATTNPLAY_ALGORITHM(performer)
+ATTNPLAY_ALGORITHM(linformer)
+ATTNPLAY_ALGORITHM(lsh)
+ATTNPLAY_ALGORITHM(pooling)
+#undef ATTNPLAY_ALGORITHM
+
+// The field that chooses multihead's inner attention: {"field", "default", "choices"}.
+json multihead_inner();
+
+// ---- estimates shared by the softmax family (run_full.cpp) ----
+// B L_Q H D: the context (B, L_Q, H, D).
+std::uint64_t context_numbers(const AttentionDims& d);
+// Softmax attention of q against k (full's run, or the inner run of flash, pooling, multihead):
+// its cost (the allowed pairs of a sparse mask) and, at trace "full", scores and weights.
+Estimate softmax_estimate(const AttentionDims& d, const Mask& mask, TraceLevel level);
+// An approximation's exact_context at trace "full" (add_exact_context): its numbers, and its
+// work as sizes.exact_flops (not part of the trace's cost).
+void add_exact_estimate(Estimate& e, const AttentionDims& d, const Mask& mask, TraceLevel level);
+
+// ---- prob (run_prob.cpp), shared with multihead's inner "prob" ----
+// The prob fields (factor, sample_index, output_attention and the pitfall switches) for H heads.
+struct ProbOptions;
+ProbOptions read_prob_options(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t H);
+// The prob trace tensors (attn, scores_top, q_k_sample) must fit the tensor limit; attn is blamed
+// on attn_field.
+void check_prob_sizes(const ScenarioContext& ctx, const ProbOptions& o, std::size_t B, std::size_t H, std::size_t L_Q,
+                      std::size_t L_K, const std::string& attn_field);
+Estimate prob_estimate(const AttentionDims& d, const ProbOptions& o, const Mask& mask, TraceLevel level);
+
+// ---- linear and performer (the kernel family; run_linear.cpp, run_performer.cpp) ----
+// Every tensor a kernel method makes must fit the tensor limit: weights at trace "full" (blamed on
+// k), the features (F per vector) and the sum KV (F, D) (blamed on q, k, v, or on features_field if
+// not empty: "num_features" or "projection"), the context (v).
+void check_kernel_sizes(const ScenarioContext& ctx, const AttentionDims& d, std::size_t F, const std::string& features_field);
+// The linear-attention pass over F features (normalised or not) and, at trace "full", the
+// features of q and k, the implied weights and the exact comparison.
+Estimate kernel_estimate(const AttentionDims& d, std::size_t F, bool normalise, const Mask& mask, TraceLevel level);
+
+}  // namespace attnplay
