@@ -76,6 +76,16 @@ export const firstRunsPreset = (name: string): boolean =>
 const catalogAlgorithms = (catalog as { algorithms: Partial<Algorithm>[] }).algorithms
   .map((a) => ({ name: '', title: '', title_zh: '', description: '', ...a }));
 
+/** The catalog's entry of an algorithm (build/wasm/catalog.json: there before any module is). */
+export const catalogEntry = (name: string): Algorithm | undefined => catalogAlgorithms.find((a) => a.name === name);
+
+/** flash's block_q or block_k for L queries or keys when the scenario gives none: the core's
+ * defaults (run_flash.cpp), small blocks at toy sizes so that every block shows. */
+export function flashBlock(key: 'block_q' | 'block_k', L: number): number {
+  const d = (catalogEntry('flash')?.defaults ?? {}) as Record<string, number>;
+  return L <= d.toy_length ? d.toy_block : d[key];
+}
+
 function failure(e: unknown): Outcome {
   const error = e instanceof Error ? e.message : String(e);
   const field = (e as { field?: unknown } | null)?.field;
