@@ -14,7 +14,7 @@
 // and the errors and does every edit; views/ build the DOM; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import css from './styles.css?inline';
-import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './compute';
+import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './compute';
 import { PROP, Session, changedPitfalls, hasExact, parseHash, setRegistry, sliceSizes, sparseKey, traits } from './state';
 import type { Sweeper } from './state/session';
 import { after } from './cancel';
@@ -103,6 +103,11 @@ export class AttentionPlayground extends HTMLElement {
 
   get trace() {
     return this.#session?.trace ?? null;
+  }
+
+  /** The core's estimate of the scenario's run: {cost, numbers, sizes, exact} (compute.ts). */
+  get estimate(): Estimate | null {
+    return this.#session?.estimate ?? null;
   }
 
   get scenario(): Scenario {
@@ -725,7 +730,7 @@ export class AttentionPlayground extends HTMLElement {
     const hh = session.h;
     if (trace.algorithm === 'flash') {
       const m = this.#view('flash');
-      return m ? m.flashView({ trace, b, h: hh, lang, step: session.flashStep, full: session.exact, blockK: Number(s.block_k ?? PROP.block_k.default),
+      return m ? m.flashView({ trace, b, h: hh, lang, step: session.flashStep, full: session.exact,
         onStep: (step) => { session.flashStep = step; this.#renderOutputs(); this.#refocus('flash.step'); } }) : null;
     }
     if (trace.algorithm === 'linear') {

@@ -1,9 +1,9 @@
-// What the page knows of each algorithm, one row each: which (B, L, H, E) tensors it reads, which
-// mask kinds it takes, whether `scale` and ProbAttention's fields apply. The algorithm menu is the
-// core's registry (setRegistry); a new algorithm adds its row here (and its own options to the
-// property table in props.ts, with `applies: isAlg('its name')`). One the registry lists and this
-// table does not still runs: it gets no tensor grids and no mask, and is edited in the JSON.
-import type { Algorithm, Scenario } from '../compute';
+// What the page knows of each algorithm, one row each: whether `scale` and ProbAttention's fields
+// apply. Which (B, L, H, E) tensors it reads, which mask kinds it takes and its inner attention are
+// the core's (the catalog, catalogEntry). The algorithm menu is the core's registry (setRegistry);
+// a new algorithm adds its row here (and its own options to the property table in props.ts, with
+// `applies: isAlg('its name')`). One the registry lists and this table does not still runs.
+import { catalogEntry, type Algorithm, type Scenario } from '../compute';
 
 export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
 export type MaskKind = (typeof MASK_KINDS)[number];
@@ -22,38 +22,37 @@ export interface AlgorithmTraits {
   prob?: boolean;
   /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
   sharedQK?: boolean;
-  /** Masks, scale and the prob fields are those of the attention named by this field (default its first value). */
-  inner?: { key: string; default: string };
 }
 
-const QKV: readonly TensorName[] = ['q', 'k', 'v'];
+type PageTraits = Omit<AlgorithmTraits, 'tensors' | 'masks'>;
 
-export const ALGORITHMS: Readonly<Record<string, AlgorithmTraits>> = {
-  full: { tensors: QKV, masks: MASK_KINDS, scale: true },
-  // FlashAttention (issue 8): exact attention tile by tile; the masks of full
-  flash: { tensors: QKV, masks: MASK_KINDS, scale: true },
-  additive: { tensors: QKV, masks: MASK_KINDS, keyWidth: true },
-  prob: { tensors: QKV, masks: ['none', 'causal'], scale: true, prob: true },
-  multihead: { tensors: [], masks: [], inner: { key: 'inner', default: 'full' } },
+const ALGORITHMS: Readonly<Record<string, PageTraits>> = {
+  full: { scale: true },
+  flash: { scale: true },
+  additive: { keyWidth: true },
+  prob: { scale: true, prob: true },
   // the note's sparse and linear attention (issue 7): scale is the exact softmax's for linear
-  linear: { tensors: QKV, masks: ['none', 'causal'], scale: true },
-  performer: { tensors: QKV, masks: ['none', 'causal'], scale: true },
-  linformer: { tensors: QKV, masks: [], scale: true },
-  lsh: { tensors: ['q', 'v'], masks: [], scale: true, sharedQK: true },
-  pooling: { tensors: QKV, masks: [], scale: true },
-  nadaraya_watson: { tensors: [], masks: [] },
-  positional_encoding: { tensors: [], masks: [] },
-  // d2l's seq2seq with Bahdanau attention (issue 9): token ids, sizes and train: {...}, no q/k/v
-  bahdanau: { tensors: [], masks: [] },
+  linear: { scale: true },
+  performer: { scale: true },
+  linformer: { scale: true },
+  lsh: { scale: true, sharedQK: true },
+  pooling: { scale: true },
 };
 
-const NONE: AlgorithmTraits = { tensors: [], masks: [] };
+/** An algorithm's traits: the page's row and the catalog's tensors and masks. */
+function traitsOf(name: string): AlgorithmTraits {
+  const entry = catalogEntry(name);
+  return { ...ALGORITHMS[name], tensors: (entry?.tensors ?? []) as TensorName[], masks: (entry?.masks ?? []) as MaskKind[] };
+}
 
-/** The traits of the scenario's algorithm (with an inner attention's masks, scale and prob fields). */
+/** The traits of the scenario's algorithm (with an inner attention's masks, scale and prob fields:
+ * the catalog's `inner` names the field that chooses it). */
 export function traits(s: Scenario): AlgorithmTraits {
-  const own = ALGORITHMS[String(s.algorithm ?? '')] ?? NONE;
-  if (!own.inner) return own;
-  const inner = ALGORITHMS[String(s[own.inner.key] ?? own.inner.default)] ?? NONE;
+  const name = String(s.algorithm ?? '');
+  const own = traitsOf(name);
+  const innerField = catalogEntry(name)?.inner;
+  if (!innerField) return own;
+  const inner = traitsOf(String(s[innerField.field] ?? innerField.default));
   return { ...own, masks: inner.masks, scale: inner.scale, prob: inner.prob };
 }
 

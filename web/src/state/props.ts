@@ -7,7 +7,7 @@
 // Which algorithm a property applies to comes from the algorithm table (algorithms.ts) or, for an
 // algorithm's own options, `isAlg('name')`.
 import { shapeOf } from '../format';
-import type { Scenario } from '../compute';
+import { flashBlock, type Scenario } from '../compute';
 import type { Text } from '../i18n';
 import { algorithmRegistry, isAlg, traits } from './algorithms';
 import { dims, get, set } from './scenario';
@@ -40,6 +40,8 @@ export interface Prop {
   optional?: boolean;
   /** The core's default, shown when the property is absent. */
   default?: unknown;
+  /** A default that depends on the scenario (flash's block sizes), from the catalog. */
+  defaultOf?: (s: Scenario) => unknown;
   initial?: (s: Scenario) => unknown;
 }
 
@@ -175,10 +177,10 @@ export const PROPS: readonly Prop[] = [
       { value: 'quantile', label: { en: 'quantile: the i/(m+1) quantiles of χ_E (the note)', zh: 'quantile：χ_E 分布的 i/(m+1) 分位数（笔记）' } },
     ] },
   { key: 'block_q', kind: 'int', panel: 'options', label: { en: 'query block size block_q', zh: '查询块大小 block_q' }, min: 1,
-    maxOf: (s) => dims(s).L_Q, control: 'range', applies: isAlg('flash'), optional: true, default: 2,
+    maxOf: (s) => dims(s).L_Q, control: 'range', applies: isAlg('flash'), optional: true, defaultOf: (s) => flashBlock('block_q', dims(s).L_Q),
     help: { en: 'queries per tile (FlashAttention)', zh: '每个分块的查询数（FlashAttention）' } },
   { key: 'block_k', kind: 'int', panel: 'options', label: { en: 'key block size block_k', zh: '键块大小 block_k' }, min: 1,
-    maxOf: (s) => dims(s).L_K, control: 'range', applies: isAlg('flash'), optional: true, default: 2,
+    maxOf: (s) => dims(s).L_K, control: 'range', applies: isAlg('flash'), optional: true, defaultOf: (s) => flashBlock('block_k', dims(s).L_K),
     help: { en: 'keys per block: the running max and sum are updated once per key block', zh: '每块的键数：每个键块更新一次运行最大值与运行和' } },
   { key: 'proj_len', kind: 'int', panel: 'options', label: { en: 'projected length k', zh: '投影长度 k' }, min: 1,
     maxOf: (s) => dims(s).L_K, control: 'range',
@@ -242,7 +244,7 @@ export function choicesOf(prop: Prop): readonly Choice[] {
 /** Value shown for a property: its value, else the core's default. */
 export function shown(s: Scenario, prop: Prop): unknown {
   const v = get(s, prop.key);
-  return v === undefined ? prop.default : v;
+  return v === undefined ? (prop.defaultOf ? prop.defaultOf(s) : prop.default) : v;
 }
 
 /** Values put aside by normalise() (and sample_index by fitSamples), by key, to restore when they apply again. */

@@ -4,7 +4,7 @@
 // with the engine; the element renders what results.
 import { clone, parseNumber } from '../format';
 import { isCancelled } from '../cancel';
-import type { Engine, Outcome, Scenario, Trace } from '../compute';
+import type { Engine, Estimate, Outcome, Scenario, Trace } from '../compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
 import { dims, fitSharedKeys, get, lensDimensions, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
@@ -124,6 +124,8 @@ export class Session {
   #backgroundHandle: BackgroundHandle | null = null;
   /** Resolves when no long run is under way (`settled`); a new one replaces it. */
   #longRunDone: Promise<void> = Promise.resolve();
+  /** The core's estimate of the scenario's run (its cost, its trace's numbers), made at each recompute. */
+  estimate: Estimate | null = null;
   /** The (b, h) slice shown. */
   b = 0;
   h = 0;
@@ -236,7 +238,7 @@ export class Session {
     this.#pendingPreset = null;
     const s = normalise(next, this.#stash, this.scenario);
     if (s.algorithm !== this.scenario.algorithm) fitSharedKeys(s);
-    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => runTyped(this.#engine, x));
+    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => this.#engine.estimate(x));
     this.scenario = s;
     this.modified = true;
     this.#recompute();
@@ -462,9 +464,7 @@ export class Session {
    * takes their outcomes. */
   #startLongRun(): void {
     const s = this.scenario;
-    const asked: Scenario[] = [];
-    const expected = { algorithm: String(s.algorithm), shapes: {}, ...(s.trace === 'context' ? {} : { allowed: true }) } as Trace;
-    this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
+    const asked = this.#besideRuns(s);
     const { L_Q, L_K } = sizes(s);
     const state: LongRunState = { status: 'running', mode: null, L_Q, L_K, ms: null, message: null };
     this.longRun = state;
@@ -481,6 +481,16 @@ export class Session {
         Object.assign(state, { status: cancelled ? 'cancelled' : 'failed', message: cancelled ? null : message });
         this.onBackground?.(true);
       });
+  }
+
+  /** The runs #beside will ask for beside a trace of `s`, when the trace is the one expected (this
+   * algorithm; at trace "full", `allowed` and an approximation's exact_context). */
+  #besideRuns(s: Scenario): Scenario[] {
+    const asked: Scenario[] = [];
+    const expected = { algorithm: String(s.algorithm), shapes: {},
+      ...(s.trace === 'context' ? {} : { allowed: true, exact_context: true }) } as Trace;
+    this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
+    return asked;
   }
 
   /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
@@ -512,12 +522,14 @@ export class Session {
       this.#awaitWhole();
       return;
     }
+    this.estimate = this.#engine.estimate(this.scenario);
     if (this.background && trains(this.scenario)) {
       this.startTraining();
       return;
     }
     this.cancelBackground();
-    if (this.background && isLongRun(this.scenario)) {
+    if (this.background && isLongRun([{ scenario: this.scenario, estimate: this.estimate }, ...this.#besideRuns(this.scenario)
+      .map((scenario) => ({ scenario, estimate: this.#engine.estimate(scenario) }))])) {
       this.#startLongRun();
       return;
     }
@@ -551,7 +563,7 @@ export class Session {
     const prob = trace.algorithm === 'prob';
     const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
     return {
-      full: prob ? run(fullComparison(s)) : null,
+      full: prob ? fullComparison(s, trace, run) : null,
       reference: prob ? pitfallComparison(s, this.#stash, run) : null,
       exact: WITH_EXACT_WEIGHTS.includes(trace.algorithm) && trace.exact_weights === undefined && exactIsSmall(s)
         ? run(exactScenario(s, traits(s).scale === true))
