@@ -10,8 +10,8 @@ import type { Snippet } from '../pytorch';
 import type { LazyPart } from '../views/patch';
 import type { MeasuredRun } from '../state/chapter';
 
-export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
-export type MaskKind = (typeof MASK_KINDS)[number];
+/** A mask kind (SPEC §2); which ones an algorithm takes is the core's (the catalog's `masks`). */
+export type MaskKind = string;
 export type TensorName = 'q' | 'k' | 'v';
 
 /** What the page alone knows of an algorithm (its module says it); the tensors it reads, its mask

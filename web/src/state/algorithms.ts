@@ -2,7 +2,7 @@
 // core). What the page knows of each algorithm is in its module, web/src/algorithms/<name>.ts.
 import type { Algorithm } from '../engine/compute';
 
-export { MASK_KINDS, isAlg, traits, type AlgorithmTraits, type MaskKind, type TensorName } from '../algorithms/module';
+export { isAlg, traits, type AlgorithmTraits, type MaskKind, type TensorName } from '../algorithms/module';
 
 let registry: readonly Algorithm[] = [];
 export function setRegistry(list: readonly Algorithm[]): void {
