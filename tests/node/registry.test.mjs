@@ -70,9 +70,8 @@ test('each module: its traits, its own property rows, its maps\' titles, its vie
 
 test('no page file outside web/src/algorithms/ keeps a list keyed by algorithm names', () => {
   const names = core();
-  // an algorithm's own view, its i18n texts and the snippets' builders name their algorithm; the
-  // cost switch of state/long.ts goes with the core's cost estimate (issue 13 item 2, branch catalog)
-  const exempt = /^(algorithms\/|views\/|i18n|pytorch\.ts$|state\/long\.ts$)/;
+  // an algorithm's own view, its i18n texts and the snippets' builders name their algorithm
+  const exempt = /^(algorithms\/|views\/|i18n|pytorch\.ts$)/;
   const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
   const src = path.join(root, 'web/src');
