@@ -47,7 +47,7 @@ export default {
   traits: { scale: true, prob: true },
   props,
   approximates: true,
-  panelView: panelView(() => import('../views/prob'), (m, host, trace) => (m ? m.probPanel(host, trace, (key) => props.find((p) => p.key === key)!.default) : [])),
+  panelView: panelView(() => import('../views/prob-panel'), (m, host, trace) => (m ? m.probPanel(host, trace, (key) => props.find((p) => p.key === key)!.default) : [])),
   measured: [{ name: 'prob', fields: () => ({ algorithm: 'prob' }) }],
   pytorch: snippet('probSnippet'),
 } satisfies PageAlgorithm;

@@ -8,9 +8,6 @@ import type { Outcome, Trace } from '../engine/compute';
 import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
 import { heatmap } from './heatmap';
 import { contextMap } from './results';
-import { lazyPart, type LazyPart } from './patch';
-import { pitfallHint, pitfallView } from './pitfalls';
-import { maskKind, type ViewHost } from '../algorithms/module';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
 const T = {
@@ -44,7 +41,7 @@ const T = {
 } satisfies Record<string, Text>;
 type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+export const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface ProbViewOptions {
   trace: Trace;
@@ -216,34 +213,4 @@ function compare(o: ProbViewOptions, upd: Set<number>, L_Q: number): HTMLElement
   table.append(body);
   sec.append(scrollBox(table));
   return sec;
-}
-
-/** The ProbAttention panel of the element's prob trace (algorithms/prob.ts): where the samples come
- * from, the pitfalls against the reference (or the hint that opens their switches) and the steps;
- * `shown(key)` is a property's value, else its default. */
-export function probPanel(host: ViewHost, trace: Trace, defaultOf: (key: string) => unknown): (Node | LazyPart)[] {
-  const { session, lang, root } = host;
-  const { scenario: s, b, h: hh, reference: ref } = session;
-  const seed = Number(s.seed ?? 0);
-  const shown = (key: string) => s[key] ?? defaultOf(key);
-  // the hint's button opens the switches and moves the focus to the first one
-  const showPitfalls = () => {
-    const details = root.querySelector<HTMLDetailsElement>('details.pitfalls');
-    if (!details) return;
-    details.open = true;
-    details.querySelector<HTMLElement>('select, input')?.focus();
-  };
-  return [
-    h('p', { class: 'samples-source', dataset: { field: 'samples-source' },
-      text: s.sample_index !== undefined ? t(lang, 'samplesGiven') : `${t(lang, 'samplesDrawn')} (seed = ${seed})` }),
-    lazyPart('pitfalls', () => (ref
-      ? pitfallView({ trace, reference: ref.outcome, changed: ref.changed, samples: ref.samples, b, h: hh, lang, seed })
-      : pitfallHint(lang, showPitfalls))),
-    lazyPart('steps', () => probView({
-      trace, full: session.full, b, h: hh, lang,
-      factor: Number(shown('factor')),
-      causal: maskKind(s) === 'causal',
-      causalInitial: String(shown('causal_initial')),
-      divisor: String(shown('sparsity_divisor')),
-    }))];
 }

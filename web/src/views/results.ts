@@ -4,7 +4,7 @@ import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../engine/compute';
 import { t, tx, type Lang } from '../i18n';
-import { algorithm } from '../algorithms';
+import { algorithm } from '../algorithms/module';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
 export interface ResultsOptions {
