@@ -83,24 +83,20 @@ ATTNPLAY_INLINE T hmin(Vec<T> v) {
 
 // Lane-wise max and min (exact: the same numbers whichever way); a NaN in b is dropped (the update
 // finds NaNs through the sum instead). In wasm one instruction each (pmax/pmin), natively a select.
-template <class T>
-ATTNPLAY_INLINE Vec<T> vmax(Vec<T> a, Vec<T> b) {
+template <class T, bool is_max>
+ATTNPLAY_INLINE Vec<T> vextreme(Vec<T> a, Vec<T> b) {
 #ifdef __wasm_simd128__
-  if constexpr (Simd<T>::W == 4) return (Vec<T>)wasm_f32x4_pmax((v128_t)a, (v128_t)b);
-  else return (Vec<T>)wasm_f64x2_pmax((v128_t)a, (v128_t)b);
+  const v128_t x = (v128_t)a, y = (v128_t)b;
+  if constexpr (Simd<T>::W == 4) return (Vec<T>)(is_max ? wasm_f32x4_pmax(x, y) : wasm_f32x4_pmin(x, y));
+  else return (Vec<T>)(is_max ? wasm_f64x2_pmax(x, y) : wasm_f64x2_pmin(x, y));
 #else
-  return select<T>((IVec<T>)(a < b), b, a);
+  return select<T>((IVec<T>)(is_max ? a < b : b < a), b, a);
 #endif
 }
 template <class T>
-ATTNPLAY_INLINE Vec<T> vmin(Vec<T> a, Vec<T> b) {
-#ifdef __wasm_simd128__
-  if constexpr (Simd<T>::W == 4) return (Vec<T>)wasm_f32x4_pmin((v128_t)a, (v128_t)b);
-  else return (Vec<T>)wasm_f64x2_pmin((v128_t)a, (v128_t)b);
-#else
-  return select<T>((IVec<T>)(b < a), b, a);
-#endif
-}
+ATTNPLAY_INLINE Vec<T> vmax(Vec<T> a, Vec<T> b) { return vextreme<T, true>(a, b); }
+template <class T>
+ATTNPLAY_INLINE Vec<T> vmin(Vec<T> a, Vec<T> b) { return vextreme<T, false>(a, b); }
 
 // exp(x): x = n ln2 + r (Cody-Waite), |r| <= ln2/2, a polynomial of r, times 2^n built in the
 // exponent bits. float64: n read from the mantissa of x log2e + 1.5 2^52, Taylor to r^13,
