@@ -28,15 +28,19 @@ export function nested(value) {
   return flat ? toNested(value.data, value.shape) : value;
 }
 
+/** The shape of a nested array (its first element's at each level): [] for anything else. */
+export function shapeOf(value) {
+  const shape = [];
+  for (let cur = value; Array.isArray(cur); cur = cur[0]) shape.push(cur.length);
+  return shape;
+}
+
 /** A nested array of finite numbers with every row of a level the same length (none empty), as
  * {shape, data: Float64Array}; null for anything else. */
 export function fromNested(value) {
   if (!Array.isArray(value)) return null;
-  const shape = [];
-  for (let cur = value; Array.isArray(cur); cur = cur[0]) {
-    if (cur.length === 0) return null;
-    shape.push(cur.length);
-  }
+  const shape = shapeOf(value);
+  if (shape.includes(0)) return null;
   const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
   let offset = 0;
   const walk = (x, depth) => {

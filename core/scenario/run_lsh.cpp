@@ -106,7 +106,7 @@ Estimate estimate_lsh(ScenarioContext& ctx) {
   e.numbers = B * L * H * D;
   if (ctx.level == TraceLevel::full)  // rotations; round_logsumexp, round_weights; round_context; weights
     e.numbers += rounds * E * (n_buckets / 2) + 2 * rounds * BH * L + rounds * B * L * H * D + BH * L * L;
-  add_exact_estimate(e, {B, L, L, H, E, D}, Mask{}, ctx.level);
+  add_exact_estimate(e, {qs[0], qs[1], qs[1], qs[2], qs[3], static_cast<std::size_t>(D)}, Mask{}, ctx.level);
   e.sizes["n_hashes"] = rounds;
   e.sizes["n_buckets"] = n_buckets;
   return e;

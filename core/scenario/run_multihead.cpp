@@ -140,7 +140,7 @@ Estimate estimate_multihead(ScenarioContext& ctx) {
     biases = f.boolean("bias", inner == InnerAttention::prob) ? 4 * hq : 0;
   }
   if (hq % H != 0 || hv % H != 0) throw InputError("num_heads", divides_message(static_cast<std::int64_t>(H), hq, "num_hiddens"));
-  const AttentionDims d{B, L_Q, L_K, H, hq / H, hv / H};
+  const AttentionDims d{qs[0], qs[1], ks[1], H, static_cast<std::size_t>(hq / H), static_cast<std::size_t>(hv / H)};
   Estimate e;
   if (inner == InnerAttention::prob) {
     const Mask mask = read_mask(ctx, B, L_Q, L_K, find_algorithm("prob")->masks);

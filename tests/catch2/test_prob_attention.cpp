@@ -514,19 +514,40 @@ TEST_CASE("prob exact_context: with u = L_Q ProbAttention is full attention (max
   CHECK(worst > 0.01);
 }
 
-TEST_CASE("prob exact comparison: a q.k that only the comparison forms overflows -> left out, with a warning") {
-  // k1 = [0, 1e200], q3 = [0, 1e200]: q3.k1 = 1e400; the given top_index and the samples never pair them
+// The seed's toy with k1 = q3 = [0, big]: the given top_index and the samples never pair them, so
+// only the exact comparison forms q3.k1 = big^2.
+namespace {
+json prob_toy_far_pair(double big) {
   json s = find_preset("prob-toy")->scenario;
-  s["k"][0][1][0] = json::array({0, 1e200});
-  s["q"][0][3][0] = json::array({0, 1e200});
+  s["k"][0][1][0] = json::array({0, big});
+  s["q"][0][3][0] = json::array({0, big});
   s["sample_index"] = json::parse("[[0,2],[0,3],[0,2],[2,3]]");
   s["top_index"] = json::array({0, 2});
-  const json t = run(s);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("prob exact comparison: a q.k that only the comparison forms overflows -> left out, with a warning") {
+  const json t = run(prob_toy_far_pair(1e200));  // q3.k1 = 1e400
   for (const char* field : {"sparsity_exact", "exact_context", "max_abs_error"}) CHECK(!t.contains(field));
   REQUIRE(t["warnings"].size() == 1);
   CHECK_THAT(t["warnings"][0].get<std::string>(),
              StartsWith("sparsity_exact, exact_context and max_abs_error are left out: q: q.k of query 3 and key 1"));
   CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
+}
+
+TEST_CASE("prob exact comparison: only the scaled q.k of exact attention overflows -> sparsity_exact stays") {
+  // q3.k1 = 1e300 is finite (sparsity_exact is unscaled), scale 1e10 puts it beyond the double
+  // range in exact attention alone (add_exact_context, as for the other approximations)
+  json s = prob_toy_far_pair(1e150);
+  s["scale"] = 1e10;
+  const json t = run(s);
+  CHECK(t.contains("sparsity_exact"));
+  CHECK(t["sparsity_exact"][0][0][3].get<double>() > 1e299);
+  for (const char* field : {"exact_context", "max_abs_error"}) CHECK(!t.contains(field));
+  REQUIRE(t["warnings"].size() == 1);
+  CHECK_THAT(t["warnings"][0].get<std::string>(),
+             StartsWith("exact_context and max_abs_error left out: exact softmax attention fails on these inputs"));
 }
 
 TEST_CASE("prob relies on xtensor 0.24.3 reductions: stored sum, mean, cumsum, amax equal hand loops") {

@@ -35,7 +35,7 @@ test('the page has one module per algorithm the core registers, in the core\'s o
 
 test('each module: its traits, its own property rows, its maps\' titles, its views and its snippet builder load', async () => {
   for (const a of page.PAGE_ALGORITHMS) {
-    assert.ok(Array.isArray(a.traits.tensors) && Array.isArray(a.traits.masks), `${a.name}: traits`);
+    assert.equal(typeof a.traits, 'object', `${a.name}: traits`);
     for (const prop of a.props ?? []) {
       // its own rows apply to it (multihead borrows prob's through its inner attention)
       const s = { algorithm: a.name, q: [[[[1, 0]]]], k: [[[[1, 0]]]], v: [[[[1, 0]]]] };
@@ -48,6 +48,21 @@ test('each module: its traits, its own property rows, its maps\' titles, its vie
       assert.ok(m && typeof v.render === 'function', `${a.name}: its view's module loads`);
     }
     assert.equal(typeof await a.pytorch(), 'function', `${a.name}: its snippet builder loads`);
+  }
+  // the tensors it reads, its mask kinds and an inner attention are the core's (build/wasm/catalog.json,
+  // the whole module's registry: first-module.test.mjs), not the module's
+  const mod = await server.ssrLoadModule('/web/src/algorithms/module.ts');
+  const catalog = JSON.parse(fs.readFileSync(path.join(root, 'build/wasm/catalog.json'), 'utf8')).algorithms;
+  for (const entry of catalog) {
+    const a = page.algorithm(entry.name);
+    for (const key of ['tensors', 'masks', 'inner']) assert.equal(a.traits[key], undefined, `${entry.name}: traits.${key} is the core's`);
+    const traits = mod.traits({ algorithm: entry.name });
+    assert.deepEqual([...traits.tensors], entry.tensors, `${entry.name}: tensors from the catalog`);
+    if (!entry.inner) assert.deepEqual([...traits.masks], entry.masks, `${entry.name}: masks from the catalog`);
+    else for (const inner of entry.inner.choices) {
+      const masks = catalog.find((x) => x.name === inner).masks;
+      assert.deepEqual([...mod.traits({ algorithm: entry.name, [entry.inner.field]: inner }).masks], masks, `${entry.name} ${inner}: its inner's masks`);
+    }
   }
   const approximate = page.PAGE_ALGORITHMS.filter((a) => a.approximates).map((a) => a.name);
   assert.deepEqual(approximate, ['prob', 'linear', 'performer', 'linformer', 'lsh', 'pooling']);

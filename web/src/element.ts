@@ -8,7 +8,7 @@
 // build the DOM (layout.ts the panels, inputs.ts the inputs, results-head.ts the results' head);
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
-import { firstRunsPreset, getEngine, type Engine, type Preset, type Scenario, type Trace } from './engine/compute';
+import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
 import { Session, hasExact, setRegistry } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
@@ -82,6 +82,8 @@ export class AttentionPlayground extends HTMLElement {
 
   get #lang(): Lang { return this.getAttribute('lang') === 'zh' ? 'zh' : 'en'; }
   get trace() { return this.#session?.trace ?? null; }
+  /** The core's estimate of the scenario's run: {cost, numbers, sizes, exact} (engine/compute.ts). */
+  get estimate(): Estimate | null { return this.#session?.estimate ?? null; }
   get scenario(): Scenario { return clone(this.#session?.scenario ?? {}); }
   get presets(): Preset[] { return this.#engine ? this.#engine.presets() : []; }
 

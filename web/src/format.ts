@@ -19,15 +19,7 @@ export function exact(x: unknown): string {
   return String(x);
 }
 
-export function shapeOf(value: unknown): number[] {
-  const shape: number[] = [];
-  let cur: unknown = value;
-  while (Array.isArray(cur)) {
-    shape.push(cur.length);
-    cur = cur[0];
-  }
-  return shape;
-}
+export { shapeOf } from './engine/compute';
 
 /** Element of a nested array at an index path, or undefined. */
 export function at(value: unknown, path: readonly number[]): unknown {

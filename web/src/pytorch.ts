@@ -12,7 +12,7 @@
 
 import { Rng, RNG_STREAM } from './rng';
 import { algorithm as algorithmModule } from './algorithms';
-import { nested } from './engine/compute'; // `{shape, data}` tensors as nested arrays
+import { flashBlock, nested } from './engine/compute'; // nested: `{shape, data}` tensors as nested arrays
 import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
 import TSLIB_PY from '../../tests/fixtures/reference/tslib.py?raw';
 import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
@@ -272,7 +272,7 @@ export function flashSnippet(scn: Dict, trace: Dict): Snippet {
   const inputs = qkv(scn, trace);
   inputs.push('B, L_Q, H, E = q.shape', 'L_K, D = k.shape[1], v.shape[3]');
   inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)');
-  const bk = isNum(trace.block_k) ? trace.block_k : isNum(scn.block_k) ? scn.block_k : (shapeOf(scenarioTensor(scn, trace, 'k'))[1] <= 16 ? 2 : 64);
+  const bk = isNum(trace.block_k) ? trace.block_k : isNum(scn.block_k) ? scn.block_k : flashBlock('block_k', shapeOf(scenarioTensor(scn, trace, 'k'))[1]);
   inputs.push(`block_k = ${pyNum(bk)}  # keys per block (block_q orders the work, changes no number)`);
   inputs.push(...maskLines(mask));
   return {

@@ -55,6 +55,7 @@ declare module '*/wasm/nested.mjs' {
   export function toNested(data: ArrayLike<number>, shape: number[]): unknown;
   export function nested(value: unknown): unknown;
   export function fromNested(value: unknown): TypedTensor | null;
+  export function shapeOf(value: unknown): number[];
 }
 
 /** Emscripten's factory of the first-load module (CMakeLists.txt: attnplay_first). */

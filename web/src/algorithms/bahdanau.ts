@@ -24,7 +24,7 @@ const props: Prop[] = [
 
 export default {
   name: 'bahdanau',
-  traits: { tensors: [], masks: [] },
+  traits: {},
   props,
   chapter: { views: (c, lang) => [c.bahdanau(lang)], first: true },
   pytorch: snippet('bahdanauSnippet'),

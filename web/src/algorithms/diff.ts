@@ -1,7 +1,7 @@
 // diff: differential attention (Differential Transformer): two softmax maps of the halves of q and
 // k, the second subtracted with weight lambda; weights may be negative (the heatmap's diverging scale).
 import type { Prop } from '../state/props';
-import { isAlg, MASK_KINDS, QKV, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'lambda', kind: 'number', panel: 'options', label: { en: 'λ (weight of the second map)', zh: 'λ（第二个注意力图的权重）' },
@@ -16,7 +16,7 @@ const props: Prop[] = [
 
 export default {
   name: 'diff',
-  traits: { tensors: QKV, masks: MASK_KINDS, scale: true },
+  traits: { scale: true },
   props,
   maps: { weights: { en: 'weights = weights1 − λ weights2 (may be negative): L_Q × L_K', zh: '权重 = weights1 − λ weights2（可为负）：L_Q × L_K' } },
   pytorch: snippet('diffSnippet'),

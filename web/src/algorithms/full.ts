@@ -2,11 +2,11 @@
 // atrous or strided mask (views/sparse.ts) and d2l's 1/√d argument (the chapter's scale view).
 import { h } from '../dom';
 import { t } from '../i18n';
-import { MASK_KINDS, QKV, view, snippet, type PageAlgorithm } from './module';
+import { view, snippet, type PageAlgorithm } from './module';
 
 export default {
   name: 'full',
-  traits: { tensors: QKV, masks: MASK_KINDS, scale: true },
+  traits: { scale: true },
   sparsePatterns: true,
   view: view(() => import('../views/sparse'), (m, host) => (m ? m.sparseFor(host)
     : h('p', { class: 'loading', text: t(host.lang, 'loading') })), { when: (host) => host.session.sparse !== null }),

@@ -21,7 +21,7 @@ const props: Prop[] = [
 
 export default {
   name: 'linear',
-  traits: { tensors: ['q', 'k', 'v'], masks: ['none', 'causal'], scale: true },
+  traits: { scale: true },
   props,
   maps: { weights: IMPLIED },
   approximates: true,

@@ -1,6 +1,6 @@
 // linformer: keys and values projected along the sequence (E_proj, F_proj), then softmax attention.
 import type { Prop } from '../state/props';
-import { isAlg, QKV, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 import { dims } from '../state/scenario';
 
 /** The view of an algorithm that shortens the keys (views/reduced.ts: linformer's, lsh's, pooling's). */
@@ -20,7 +20,7 @@ const props: Prop[] = [
 
 export default {
   name: 'linformer',
-  traits: { tensors: QKV, masks: [], scale: true },
+  traits: { scale: true },
   props,
   maps: { scores: 'scores = scale · Q (E_proj K)ᵀ', weights: { en: 'weights = softmax(scale · Q (E_proj K)ᵀ): L_Q × k', zh: '权重 = softmax(scale · Q (E_proj K)ᵀ)：L_Q × k' } },
   approximates: true,

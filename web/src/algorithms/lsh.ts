@@ -13,7 +13,7 @@ const props: Prop[] = [
 
 export default {
   name: 'lsh',
-  traits: { tensors: ['q', 'v'], masks: [], scale: true, sharedQK: true },
+  traits: { scale: true, sharedQK: true },
   props,
   maps: { scores: 'scores = scale · q_i · q_j (same bucket)', weights: { en: 'weights: the hash rounds combined', zh: '权重：各轮哈希合并后' } },
   approximates: true,

@@ -1,7 +1,7 @@
 // What one algorithm module (web/src/algorithms/<name>.ts) tells the page. Modules are statically
 // imported by the registry (index.ts), so they hold descriptors only: their views and snippet
 // builders are `() => import(...)` loaders, fetched when a trace of theirs is first drawn or copied.
-import type { Scenario, Trace } from '../engine/compute';
+import { catalogEntry, type Scenario, type Trace } from '../engine/compute';
 import type { Lang, Text } from '../i18n';
 import type { Prop } from '../state/props';
 import type { Session } from '../state/session';
@@ -13,13 +13,10 @@ import type { MeasuredRun } from '../state/chapter';
 export const MASK_KINDS = ['none', 'causal', 'valid_lens', 'local', 'atrous', 'strided', 'explicit'] as const;
 export type MaskKind = (typeof MASK_KINDS)[number];
 export type TensorName = 'q' | 'k' | 'v';
-export const QKV: readonly TensorName[] = ['q', 'k', 'v'];
 
-export interface AlgorithmTraits {
-  /** The tensors it reads in the (B, L, H, E) layout, edited as grids with the size bar. */
-  tensors: readonly TensorName[];
-  /** The mask kinds it takes; empty: no mask. */
-  masks: readonly MaskKind[];
+/** What the page alone knows of an algorithm (its module says it); the tensors it reads, its mask
+ * kinds and its inner attention are the core's (the catalog's entry). */
+export interface PageTraits {
   /** k has its own width E_k (additive attention). */
   keyWidth?: boolean;
   /** It reads `scale` (default 1/√E). */
@@ -28,8 +25,13 @@ export interface AlgorithmTraits {
   prob?: boolean;
   /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
   sharedQK?: boolean;
-  /** Masks, scale and the prob fields are those of the attention named by this field (default its first value). */
-  inner?: { key: string; default: string };
+}
+
+export interface AlgorithmTraits extends PageTraits {
+  /** The tensors it reads in the (B, L, H, E) layout, edited as grids with the size bar (the core's). */
+  tensors: readonly TensorName[];
+  /** The mask kinds it takes; empty: no mask (the core's). */
+  masks: readonly MaskKind[];
 }
 
 /** What the element lends an algorithm's views: its session, language and redraws. */
@@ -80,7 +82,7 @@ export const snippet = (name: { [K in keyof Builders]: Builders[K] extends Snipp
 export interface PageAlgorithm {
   /** The core's registry name. */
   name: string;
-  traits: AlgorithmTraits;
+  traits: PageTraits;
   /** Its own rows of the property table (props.ts), in order. */
   props?: readonly Prop[];
   /** The results' map titles where they are not the generic ones (views/results.ts). */
@@ -122,15 +124,22 @@ export function register(list: readonly PageAlgorithm[]): void {
 /** The page's module of algorithm `name` (undefined for one the page does not know). */
 export const algorithm = (name: unknown): PageAlgorithm | undefined => registered.get(String(name ?? ''));
 
-const NONE: AlgorithmTraits = { tensors: [], masks: [] };
+/** An algorithm's traits: its module's and the catalog's tensors and masks. */
+function traitsOf(name: string): AlgorithmTraits {
+  const entry = catalogEntry(name);
+  return { ...algorithm(name)?.traits, tensors: (entry?.tensors ?? []) as TensorName[], masks: (entry?.masks ?? []) as MaskKind[] };
+}
 
-/** The traits of the scenario's algorithm (with an inner attention's masks, scale and prob fields).
- * One the core registers and the page does not know still runs: no grids, no mask, edited as JSON. */
+/** The traits of the scenario's algorithm (with an inner attention's masks, scale and prob fields:
+ * the catalog's `inner` names the field that chooses it). One the core registers and the page does
+ * not know still runs: no grids, no mask, edited as JSON. */
 export function traits(s: Scenario): AlgorithmTraits {
-  const own = algorithm(s.algorithm)?.traits ?? NONE;
-  if (!own.inner) return own;
-  const inner = algorithm(s[own.inner.key] ?? own.inner.default)?.traits ?? NONE;
-  return { ...own, masks: inner.masks, scale: inner.scale, prob: inner.prob };
+  const name = String(s.algorithm ?? '');
+  const own = traitsOf(name);
+  const inner = catalogEntry(name)?.inner;
+  if (!inner) return own;
+  const chosen = traitsOf(String(s[inner.field] ?? inner.default));
+  return { ...own, masks: chosen.masks, scale: chosen.scale, prob: chosen.prob };
 }
 
 /** ProbAttention's fields apply: the prob algorithm, or multihead with inner "prob". */

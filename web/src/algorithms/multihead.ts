@@ -4,6 +4,6 @@ import { snippet, type PageAlgorithm } from './module';
 
 export default {
   name: 'multihead',
-  traits: { tensors: [], masks: [], inner: { key: 'inner', default: 'full' } },
+  traits: {},
   pytorch: snippet('multiheadSnippet'),
 } satisfies PageAlgorithm;

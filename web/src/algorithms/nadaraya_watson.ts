@@ -24,7 +24,7 @@ const props: Prop[] = [
 
 export default {
   name: 'nadaraya_watson',
-  traits: { tensors: [], masks: [] },
+  traits: {},
   props,
   view: view(() => import('../views/nadaraya'), (m, host, trace) =>
     m && m.nadarayaView({ trace, scenario: host.session.scenario, lang: host.lang }), { part: 'nadaraya' }),

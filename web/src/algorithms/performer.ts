@@ -3,7 +3,7 @@
 // (its wiring, views/performer.ts's Sweep, comes with the view's chunk).
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { isAlg, QKV, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 import { IMPLIED } from './linear';
 
 const props: Prop[] = [
@@ -30,7 +30,7 @@ const load = () => import('../views/performer');
 
 export default {
   name: 'performer',
-  traits: { tensors: QKV, masks: ['none', 'causal'], scale: true },
+  traits: { scale: true },
   props,
   maps: { weights: IMPLIED },
   approximates: true,

@@ -1,6 +1,6 @@
 // pooling: keys and values pooled along the sequence (avg or max), then softmax attention.
 import type { Prop } from '../state/props';
-import { isAlg, QKV, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 import { reducedView } from './linformer';
 import { dims } from '../state/scenario';
 
@@ -20,7 +20,7 @@ const props: Prop[] = [
 
 export default {
   name: 'pooling',
-  traits: { tensors: QKV, masks: [], scale: true },
+  traits: { scale: true },
   props,
   maps: { weights: { en: 'weights over the pooled keys: L_Q × L\'', zh: '对池化键的权重：L_Q × L\'' } },
   approximates: true,

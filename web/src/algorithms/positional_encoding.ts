@@ -15,7 +15,7 @@ const props: Prop[] = [
 
 export default {
   name: 'positional_encoding',
-  traits: { tensors: [], masks: [] },
+  traits: {},
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
   pytorch: snippet('positionalSnippet'),

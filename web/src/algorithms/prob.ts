@@ -44,7 +44,7 @@ const props: Prop[] = [
 
 export default {
   name: 'prob',
-  traits: { tensors: ['q', 'k', 'v'], masks: ['none', 'causal'], scale: true, prob: true },
+  traits: { scale: true, prob: true },
   props,
   approximates: true,
   panelView: panelView(() => import('../views/prob'), (m, host, trace) => (m ? m.probPanel(host, trace, (key) => props.find((p) => p.key === key)!.default) : [])),

@@ -16,14 +16,15 @@
 // into a data: URL (vite.config.ts); it is decoded here and handed over as bytes, nothing fetched;
 // that build has no first-load module (__ATTNPLAY_FIRST_MODULE__ is false: nothing to save).
 import { api, load } from '../../../wasm/attnplay.mjs';
-import type { AlgorithmRecord, Core, PresetRecord } from '../../../wasm/attnplay.mjs';
+import type { AlgorithmRecord, Core, EstimateRecord, PresetRecord } from '../../../wasm/attnplay.mjs';
 import wasmUrl from '../../../build/wasm/attnplay_core.wasm?url';
 // a URL only (no chunk of its own for one line); unused, so left out, in the single file
 import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../../build/wasm/catalog.json';
 // the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
 // it is bundled with the core's API (imported directly, it would be a first-load file of its own)
-export { fromNested, isTypedTensor, nested, type TypedTensor } from '../../../wasm/nested.mjs';
+export { fromNested, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
+import { shapeOf } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
@@ -38,6 +39,8 @@ export type Trace = Record<string, unknown> & {
  * module does not run it (build/wasm/catalog.json). */
 export type Preset = Omit<PresetRecord, 'scenario'> & { scenario?: PresetRecord['scenario'] };
 export type Algorithm = AlgorithmRecord;
+/** What a run will cost and carry, from the scenario's shapes (the core's estimate). */
+export type Estimate = EstimateRecord;
 
 /** A run's result: the trace, or the core's message and the path of the field it is about
  * ("q[0][2][0]", "mask.window"; "" for the scenario as a whole), as the core's Error carries them. */
@@ -52,6 +55,10 @@ export interface Engine {
   run(scenario: Scenario): Outcome;
   /** run() reporting progress after each training epoch (SPEC §1: long work reports progress). */
   runWithProgress(scenario: Scenario, onProgress: RunProgress): Outcome;
+  /** The run's cost (equal to its trace's where `exact`), its trace's float numbers and the sizes the
+   * algorithm derives, from the scenario's shapes: nothing is run, no tensor is copied. Null where
+   * no module estimates it yet or the scenario is invalid (run() names the error). */
+  estimate(scenario: Scenario): Estimate | null;
   presets(): Preset[];
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
@@ -75,6 +82,25 @@ export const firstRunsPreset = (name: string): boolean =>
   catalogPresets.some((p) => p.name === name && p.scenario !== undefined);
 const catalogAlgorithms = (catalog as { algorithms: Partial<Algorithm>[] }).algorithms
   .map((a) => ({ name: '', title: '', title_zh: '', description: '', ...a }));
+
+/** The catalog's entry of an algorithm (build/wasm/catalog.json: there before any module is). */
+export const catalogEntry = (name: string): Algorithm | undefined => catalogAlgorithms.find((a) => a.name === name);
+
+/** flash's block_q or block_k for L queries or keys when the scenario gives none: the core's
+ * defaults (run_flash.cpp), small blocks at toy sizes so that every block shows. */
+export function flashBlock(key: 'block_q' | 'block_k', L: number): number {
+  const d = (catalogEntry('flash')?.defaults ?? {}) as Record<string, number>;
+  return L <= d.toy_length ? d.toy_block : d[key];
+}
+
+/** The scenario with the tensors its algorithm reads as grids (the catalog's `tensors`) as their
+ * shapes alone: what estimate() needs of them. */
+function shapesOnly(scenario: Scenario): Scenario {
+  const entry = catalogEntry(String(scenario.algorithm));
+  const out = { ...scenario };
+  for (const name of entry?.tensors ?? []) if (Array.isArray(out[name])) out[name] = { shape: shapeOf(out[name]) };
+  return out;
+}
 
 function failure(e: unknown): Outcome {
   const error = e instanceof Error ? e.message : String(e);
@@ -138,6 +164,13 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
     run: (scenario) => attempt(scenario, (core) => core.run(scenario)),
     runWithProgress: (scenario, onProgress) => attempt(scenario, (core) =>
       core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } })),
+    estimate: (scenario) => {
+      try {
+        return coreFor(scenario)?.estimate(shapesOnly(scenario)) ?? null;
+      } catch {
+        return null;
+      }
+    },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
     has,

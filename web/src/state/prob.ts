@@ -1,9 +1,9 @@
 // ProbAttention's scenario logic (SPEC §2): the given sample_index kept while its shape fits, and
 // the runs shown beside a prob trace (full attention on the same inputs; the same scenario with
-// the pitfall switches at the reference). Shapes and numbers come from the core's traces, never
-// from a formula here.
+// the pitfall switches at the reference). Shapes and numbers come from the core (its estimate,
+// its traces), never from a formula here.
 import { clone, shapeOf } from '../format';
-import type { Outcome, Scenario } from '../engine/compute';
+import type { Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { PROP, isProb, type Stash } from './props';
 import { get } from './scenario';
 
@@ -17,16 +17,16 @@ export const SAMPLE_SHAPE_KEYS: readonly string[] = ['algorithm', 'inner', 'fact
 /**
  * Keeps a sample_index (the scenario's, else the one put aside) while its shape is the one the core
  * draws for the scenario ((L_Q, U_part), or (H, L_Q, U_part) with sample_per_head), puts it aside
- * otherwise. The shape is asked of the core: the scenario without sample_index, run once. When the
- * core cannot run it (an error elsewhere) nothing moves. Mutates s and stash.
+ * otherwise. The shape is the core's estimate's (sizes.sample_index) of the scenario without
+ * sample_index: nothing is run. When the core cannot estimate it (an error elsewhere) nothing
+ * moves. Mutates s and stash.
  */
-export function fitSamples(s: Scenario, stash: Stash, run: Run): void {
+export function fitSamples(s: Scenario, stash: Stash, estimate: (s: Scenario) => Estimate | null): void {
   if (!isProb(s) || (s.sample_index === undefined && stash.sample_index === undefined)) return;
-  const probe = clone(s);
+  const probe = { ...s };
   delete probe.sample_index;
-  const out = run(probe);
-  if (!out.ok || out.trace.sample_index === undefined) return;
-  const want = shapeOf(out.trace.sample_index);
+  const want = estimate(probe)?.sizes.sample_index;
+  if (!Array.isArray(want)) return;
   const fits = (index: unknown) => {
     const have = shapeOf(index);
     return have.length === want.length && have.every((n, i) => n === want[i]);
@@ -42,8 +42,15 @@ export function fitSamples(s: Scenario, stash: Stash, run: Run): void {
 
 // ---- full attention beside ProbAttention ----
 
+/** Full attention's context beside ProbAttention's: at trace "full" the trace's own exact_context
+ * (the core's full attention on the same q, k, v, scale and mask), else a run of fullScenario. */
+export function fullComparison(s: Scenario, trace: Trace, run: Run): Outcome {
+  if (trace.exact_context === undefined) return run(fullScenario(s));
+  return { ok: true, trace: { algorithm: 'full', context: trace.exact_context, shapes: { context: trace.shapes.exact_context } } };
+}
+
 /** The same q, k, v, scale and mask through full attention (its context only). */
-export function fullComparison(s: Scenario): Scenario {
+export function fullScenario(s: Scenario): Scenario {
   const full: Scenario = { algorithm: 'full', q: s.q, k: s.k, v: s.v, trace: 'context' };
   if (s.scale !== undefined) full.scale = s.scale;
   if (get(s, 'mask.kind') === 'causal') full.mask = { kind: 'causal' };

@@ -44,6 +44,8 @@ export interface Prop {
   optional?: boolean;
   /** The core's default, shown when the property is absent. */
   default?: unknown;
+  /** A default that depends on the scenario (flash's block sizes), from the catalog. */
+  defaultOf?: (s: Scenario) => unknown;
   initial?: (s: Scenario) => unknown;
 }
 
@@ -111,7 +113,7 @@ export function choicesOf(prop: Prop): readonly Choice[] {
 /** Value shown for a property: its value, else the core's default. */
 export function shown(s: Scenario, prop: Prop): unknown {
   const v = get(s, prop.key);
-  return v === undefined ? prop.default : v;
+  return v === undefined ? (prop.defaultOf ? prop.defaultOf(s) : prop.default) : v;
 }
 
 /** Values put aside by normalise() (and sample_index by fitSamples), by key, to restore when they apply again. */

@@ -10,7 +10,7 @@ import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunn
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepJob, sweepSignature, type SweepCurve } from './performer';
 import { newTrainState, trains, type TrainState } from './chapter';
 import { dims } from './scenario';
-import { isLongRun } from './long';
+import { isLongRun, type EstimatedRun } from './long';
 
 /** Runs a batch of scenarios (off the main thread when it can): worker/sweep.ts's runBatch. */
 export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
@@ -145,13 +145,13 @@ export class BackgroundRuns {
 
   /** Whether `s` runs here: a training, or a run expected to be long (the runs beside its trace,
    * `beside()`, with it); else what runs here is stopped and the Session runs `s` itself. */
-  take(s: Scenario, show: Show, beside: () => Scenario[]): boolean {
+  take(s: Scenario, show: Show, beside: () => Scenario[], estimated: () => EstimatedRun[]): boolean {
     if (this.background && trains(s)) {
       this.startTraining(s, false, show);
       return true;
     }
     this.cancel();
-    if (this.background && isLongRun(s)) {
+    if (this.background && isLongRun(estimated())) {
       this.#startLongRun(s, beside(), show);
       return true;
     }

@@ -4,7 +4,7 @@
 // with the engine; the element renders what results. What runs off the main thread (the sweep, a
 // training, a long run) is its BackgroundRuns' (runs.ts).
 import { clone, parseNumber } from '../format';
-import type { Engine, Outcome, Scenario, Trace } from '../engine/compute';
+import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
 import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
@@ -63,6 +63,8 @@ export class Session {
   #sparseKept: SparseParams = { ...SPARSE_DEFAULTS };
   /** The sweep, the training and the long run (off the main thread). */
   readonly runs: BackgroundRuns;
+  /** The core's estimate of the scenario's run (its cost, its trace's numbers), made at each recompute. */
+  estimate: Estimate | null = null;
   /** Called when a run that waited for the whole WASM module has happened (the element redraws). */
   onLoaded: (() => void) | null = null;
   /** The (b, h) slice shown. */
@@ -181,7 +183,7 @@ export class Session {
     this.#pendingPreset = null;
     const s = normalise(next, this.#stash, this.scenario);
     if (s.algorithm !== this.scenario.algorithm) fitSharedKeys(s);
-    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => runTyped(this.#engine, x));
+    if (fitSampleIndex) fitSamples(s, this.#stash, (x) => this.#engine.estimate(x));
     this.scenario = s;
     this.modified = true;
     this.#recompute();
@@ -328,10 +330,12 @@ export class Session {
   }
 
   /** The runs beside the trace of a long run of `s` (in the worker, with it): those #beside asks
-   * for when the trace is the one expected (this algorithm; `allowed` at trace "full"). */
+   * for when the trace is the one expected (this algorithm; at trace "full", `allowed` and an
+   * approximation's exact_context). */
   #besideRuns(s: Scenario): Scenario[] {
     const asked: Scenario[] = [];
-    const expected = { algorithm: String(s.algorithm), shapes: {}, ...(s.trace === 'context' ? {} : { allowed: true }) } as Trace;
+    const expected = { algorithm: String(s.algorithm), shapes: {},
+      ...(s.trace === 'context' ? {} : { allowed: true, exact_context: true }) } as Trace;
     this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
     return asked;
   }
@@ -360,7 +364,11 @@ export class Session {
       return;
     }
     const s = this.scenario;
-    if (this.runs.take(s, (out, run) => this.#show(out, run), () => this.#besideRuns(s))) return;
+    this.estimate = this.#engine.estimate(s);
+    // the run and the runs beside it, each with the core's estimate (state/long.ts)
+    const estimated = () => [{ scenario: s, estimate: this.estimate },
+      ...this.#besideRuns(s).map((x) => ({ scenario: x, estimate: this.#engine.estimate(x) }))];
+    if (this.runs.take(s, (out, run) => this.#show(out, run), () => this.#besideRuns(s), estimated)) return;
     const run = (s: Scenario) => runTyped(this.#engine, s);
     this.#show(run(this.scenario), run);
   }
@@ -392,7 +400,7 @@ export class Session {
     const prob = own?.traits.prob === true;
     const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
     return {
-      full: prob ? run(fullComparison(s)) : null,
+      full: prob ? fullComparison(s, trace, run) : null,
       reference: prob ? pitfallComparison(s, this.#stash, run) : null,
       exact: own?.exact === 'weights' && trace.exact_weights === undefined && exactIsSmall(s)
         ? run(exactScenario(s, traits(s).scale === true))

@@ -5,8 +5,24 @@
 import { append, h } from '../dom';
 import { at, exact, fmt } from '../format';
 import type { Trace } from '../engine/compute';
-import { t, type Lang } from '../i18n';
+import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
 import { contextMap } from './results';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  approxTitle: { en: 'Beside exact attention on the same inputs', zh: '与相同输入上的精确 attention 并排' },
+  maxAbsError: { en: 'max |context − exact_context|', zh: '最大误差 max |context − exact_context|' },
+  maxAbsErrorHelp: { en: 'the largest error of any context entry', zh: '所有上下文元素中的最大绝对误差' },
+  products: { en: 'q·k products', zh: '次 q·k 乘积' },
+  costOfThis: { en: 'cost', zh: '计算量' },
+  costAboveDense: { en: 'More products than dense attention at this size: the cost grows with L, not L², so the saving comes when L is much larger than the feature width.', zh: '在这个尺寸下乘积次数比稠密 attention 还多：它的计算量随 L 而不是 L² 增长，只有当 L 远大于特征维度时才会节省。' },
+  contextOf: { en: 'context of', zh: '上下文：' },
+  exactContext: { en: 'exact_context (full softmax attention)', zh: 'exact_context（完整 softmax attention）' },
+  exactContextCaption: { en: 'what the approximation aims at', zh: '近似所要逼近的结果' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 type Cost = NonNullable<Trace['cost']>;
 

@@ -20,8 +20,6 @@ export interface FlashViewOptions {
   step: number | null;
   /** Full attention on the same scenario (its context), when it was run. */
   full: Outcome | null;
-  /** The scenario's block_k (keys per block). */
-  blockK?: number;
   onStep: (step: number) => void;
 }
 
@@ -80,8 +78,9 @@ export function flashView(o: FlashViewOptions): HTMLElement {
   const T = partial.length;
   const D = (partial[0]?.[0] as unknown[] | undefined)?.length ?? 0;
   const t = Math.max(0, Math.min(T - 1, o.step ?? T - 1));
-  const Lk = trace.shapes?.k?.[1] ?? trace.shapes?.scores?.[3] ?? 0;
-  const blockK = o.blockK ?? (T > 0 && Lk ? Math.ceil(Lk / T) : 0);
+  // the block size the core used (the trace's block_k: the scenario's, else the core's default)
+  const Lk = trace.shapes?.k?.[1] ?? 0;
+  const blockK = typeof trace.block_k === 'number' ? trace.block_k : 0;
   const k0 = t * blockK, k1 = Math.min(Lk, (t + 1) * blockK) - 1;
 
   // step controls

@@ -5,9 +5,22 @@
 import { h } from '../dom';
 import { at } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t, tx, type Lang, type Text } from '../i18n';
+import { t as pageText, tx, type Lang, type Text, type Key } from '../i18n';
 import { approxPanel } from './approx';
 import { bhMap, contextMap } from './results';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  linearTitle: { en: 'Linear attention: the implied matrix beside softmax\'s', zh: '线性 Attention：隐含的注意力矩阵与 softmax 的对比' },
+  linearIntro: { en: 'The note: any sim(q_i, k_j) ≥ 0 can replace exp(q_i·k_j). With sim = φ(q)·φ(k), context = φ(Q) (φ(K)ᵀ V) / φ(Q) (φ(K)ᵀ 1): computed in O(L·E·D), never as an L × L matrix. The matrix it implies is drawn here only to compare it with softmax\'s.', zh: '笔记：任何 sim(q_i, k_j) ≥ 0 都可以代替 exp(q_i·k_j)。取 sim = φ(q)·φ(k)，则 context = φ(Q) (φ(K)ᵀ V) / φ(Q) (φ(K)ᵀ 1)：复杂度 O(L·E·D)，从不构造 L × L 矩阵。这里画出它隐含的矩阵，只为与 softmax 的矩阵对比。' },
+  impliedCaption: { en: 'sim(q_i, k_j) / Σ_j sim(q_i, k_j): what the context weighs V with', zh: 'sim(q_i, k_j) / Σ_j sim(q_i, k_j)：context 对 V 的加权' },
+  softmaxWeights: { en: 'softmax weights (exact)', zh: 'softmax 权重（精确）' },
+  softmaxCaption: { en: 'full attention on the same inputs', zh: '相同输入上的完整 attention' },
+  featuresK: { en: 'φ(K): features of the keys', zh: 'φ(K)：键的特征' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface LinearViewOptions {
   trace: Trace;

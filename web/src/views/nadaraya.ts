@@ -5,8 +5,27 @@ import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { h } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
-import { t, type Lang } from '../i18n';
+import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
 import { label, svg, textWidth } from './svg';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  nwTitle: { en: 'Nadaraya-Watson kernel regression', zh: 'Nadaraya-Watson 核回归' },
+  nwCaption: { en: 'y_hat(x) = Σ_i α(x, x_i) · y_i with α = K((x − x_i) · w) normalised over i: each query attends to the training points near it.', zh: 'y_hat(x) = Σ_i α(x, x_i) · y_i，α = K((x − x_i) · w) 对 i 归一化：每个查询关注离它近的训练点。' },
+  nwTruth: { en: 'Truth', zh: '真实函数' },
+  nwPred: { en: 'Pred', zh: '预测' },
+  nwTrainingPoints: { en: 'training points', zh: '训练样本' },
+  nwSummary: { en: 'Nadaraya-Watson regression: {n} training points as dots{truth}, the prediction y_hat over {m} queries, x from {lo} to {hi}; kernel {k}, w = {w}', zh: 'Nadaraya-Watson 回归：{n} 个训练样本（圆点）{truth}，{m} 个查询上的预测 y_hat，x 从 {lo} 到 {hi}；核函数 {k}，w = {w}' },
+  nwSummaryTruth: { en: ', the truth curve', zh: '、真实函数曲线' },
+  nwNoData: { en: 'No x_train, y_train, x_query or y_hat to plot.', zh: '没有可绘制的 x_train、y_train、x_query 或 y_hat。' },
+  nwLossTitle: { en: 'Training loss per epoch', zh: '每轮训练损失' },
+  nwLossCaption: { en: 'leave-one-out Σ (y_hat_i − y_i)², before each step', zh: '留一法 Σ (y_hat_i − y_i)²，每步更新之前' },
+  nwEpoch: { en: 'epoch', zh: '轮次' },
+  nwWHistory: { en: 'w per epoch', zh: '每轮的 w' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface NadarayaViewOptions {
   trace: Trace;

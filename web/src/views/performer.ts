@@ -9,13 +9,48 @@ import { h, newId } from '../dom';
 import { exact, fmt } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { FEATURE_KINDS, SWEEP_M, SWEEP_SEED_CHOICES, type CurvePoint, type FeatureKind, type SweepCurve, type SweepState } from '../state';
-import { t, type Key, type Lang } from '../i18n';
+import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { blhMap, weightsBeside } from './linear';
 import { heatmap } from './heatmap';
 import { label, svg } from './svg';
 import { flushPatches } from './patch';
 import type { ViewHost } from '../algorithms/module';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  performerTitle: { en: 'Performer (FAVOR+): random features for exp(q·k)', zh: 'Performer（FAVOR+）：用随机特征估计 exp(q·k)' },
+  performerIntro: { en: 'The note: e^{q·k} = E_ω[e^{ω·q − |q|²/2} e^{ω·k − |k|²/2}] with ω ~ N(0, I). Averaging m draws turns the softmax into linear attention with m features; orthogonalising the ω (keeping their lengths) makes the directions more even and lowers the variance of the estimate.', zh: '笔记：e^{q·k} = E_ω[e^{ω·q − |q|²/2} e^{ω·k − |k|²/2}]，ω ~ N(0, I)。对 m 个采样取平均，softmax 就变成 m 个特征的线性 attention；把 ω 正交化（保持模长）让方向更均匀，降低估计的方差。' },
+  projectionTitle: { en: 'projection W (m × E): the ω rows', zh: '投影 W（m × E）：每行一个 ω' },
+  projectionCaption: { en: 'drawn from the seed (orthogonal blocks of E rows, or iid)', zh: '由随机种子抽取（每 E 行正交一组，或独立同分布）' },
+  sweepTitle: { en: 'Error against the number of features m, averaged over seeds', zh: '误差随特征数 m 的变化（对多个随机种子取平均）' },
+  sweepIntro: { en: 'The current q, k, v through FAVOR+ with m ∈ {{ms}}, {seeds} seeds each: iid rows, orthogonal rows, and orthogonal rows with the note\'s quantile lengths. Each point is the mean of max |context − exact| over the seeds (bars: ± one standard deviation).', zh: '当前的 q、k、v 用 FAVOR+ 计算，m ∈ {{ms}}，每个 m 用 {seeds} 个随机种子：独立同分布的行、正交的行、正交且模长取笔记中分位数的行。每个点是各种子 max |context − exact| 的平均（竖线：± 一个标准差）。' },
+  sweepSeeds: { en: 'seeds per point', zh: '每个点的随机种子数' },
+  sweepRun: { en: 'Run the sweep', zh: '开始扫描' },
+  sweepRunAgain: { en: 'Run again', zh: '重新扫描' },
+  sweepCancel: { en: 'Cancel', zh: '取消' },
+  sweepProgress: { en: 'sweep progress', zh: '扫描进度' },
+  sweepIdle: { en: 'not run yet', zh: '尚未运行' },
+  sweepRuns: { en: 'runs', zh: '次运行' },
+  sweepIn: { en: 'in', zh: '用时' },
+  sweepInWorker: { en: 'in a Web Worker', zh: '在 Web Worker 中' },
+  sweepInSlices: { en: 'on the page, in slices', zh: '在页面主线程分片计算' },
+  sweepCancelled: { en: 'cancelled', zh: '已取消' },
+  sweepFailed: { en: 'the sweep failed', zh: '扫描失败' },
+  sweepRefused: { en: 'runs refused by the core', zh: '次运行被核心拒绝' },
+  sweepStale: { en: 'These results are for earlier inputs: run again.', zh: '这些结果对应之前的输入：请重新扫描。' },
+  sweepTableCaption: { en: 'mean ± standard deviation of max_abs_error over the seeds', zh: '各随机种子 max_abs_error 的平均 ± 标准差' },
+  sweepIid: { en: 'iid', zh: '独立同分布' },
+  sweepOrthogonal: { en: 'orthogonal', zh: '正交' },
+  sweepQuantile: { en: 'orthogonal + quantile norms', zh: '正交 + 分位数模长' },
+  sweepXAxis: { en: 'number of random features m (log scale)', zh: '随机特征数 m（对数坐标）' },
+  sweepYAxis: { en: 'mean max |error|', zh: '平均最大误差' },
+  sweepChartLabel: { en: 'mean error against m', zh: '平均误差随 m 的变化' },
+  sweepVerdict: { en: 'Orthogonal rows against iid ones, on your inputs: a lower mean error at {lower} of {n} values of m ({low} of {of} with m ≤ E = {E}), a smaller spread over the seeds at {tighter} of {n}.', zh: '在你的输入上，正交行与独立同分布的行相比：在 {n} 个 m 中有 {lower} 个平均误差更低（m ≤ E = {E} 的 {of} 个中有 {low} 个），有 {tighter} 个在各随机种子间的波动（标准差）更小。' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface PerformerViewOptions {
   trace: Trace;
@@ -25,7 +60,7 @@ export interface PerformerViewOptions {
   lang: Lang;
 }
 
-const KIND_LABEL: Record<FeatureKind, Key> = { iid: 'sweepIid', orthogonal: 'sweepOrthogonal', quantile: 'sweepQuantile' };
+const KIND_LABEL: Record<FeatureKind, ViewKey> = { iid: 'sweepIid', orthogonal: 'sweepOrthogonal', quantile: 'sweepQuantile' };
 
 export function performerView(o: PerformerViewOptions, sweepPart: HTMLElement): HTMLElement {
   const { trace, b, lang } = o;

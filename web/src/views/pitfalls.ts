@@ -4,8 +4,28 @@ import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import type { PitfallKey } from '../state';
-import { t, type Key, type Lang } from '../i18n';
+import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
 import { samplesOf, updatedRows } from './prob';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  pitfallsHint: { en: 'Every switch is at the reference (Informer). Its known pitfalls (cumulative sum, ÷ L_K, one sample for all heads, .squeeze() at H = 1) are switches: change one to see it beside the reference.', zh: '所有开关都是参考实现（Informer）的取值。它的已知陷阱（累加和、÷ L_K、所有头共用一份抽样、H = 1 时的 .squeeze()）都是开关：切换一个，即可与参考实现并排对比。' },
+  pitfallsShow: { en: 'Show the switches', zh: '显示开关' },
+  pitfallsTitle: { en: 'Your switches beside the reference', zh: '你的开关与参考实现并排对比' },
+  referenceSide: { en: 'reference (defaults)', zh: '参考实现（默认）' },
+  yoursSide: { en: 'your switches', zh: '你的开关' },
+  sparsityM: { en: 'M', zh: 'M' },
+  contextRow: { en: 'context', zh: '上下文' },
+  rowsDiffer: { en: 'rows differ', zh: '行不同' },
+  noRowDiffers: { en: 'No row differs for this (b, h).', zh: '此 (b, h) 没有不同的行。' },
+  referenceDrew: { en: 'The scenario\'s sample_index has one sample per head (H × L_Q × U_part); the reference shares one (L_Q × U_part), so that one is dropped for the reference, which draws its samples from the seed', zh: '场景的 sample_index 是每个头一份（H × L_Q × U_part）；参考实现共用一份（L_Q × U_part），因此参考实现不用它，改由随机种子抽样' },
+  samplesSetAside: { en: 'The given sample_index (L_Q × U_part) is one sample for all heads: it does not fit samples per head, so it is set aside while this switch is on (it comes back when switched off) and both sides draw from the seed', zh: '给定的 sample_index（L_Q × U_part）是所有头共用的一份：不符合每个头单独抽样的形状，因此在此开关打开期间暂不使用（关闭后恢复），两边都由随机种子抽样' },
+  pitfallLegend: { en: '★ a top row (exact attention); the other rows keep the initial context. Highlighted: the rows whose context differs.', zh: '★ 入选行（精确 attention）；其余行保留初始上下文。高亮：上下文不同的行。' },
+  referenceFailed: { en: 'the reference could not run', zh: '参考实现无法运行' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface PitfallViewOptions {
   /** The trace with the scenario's switches. */

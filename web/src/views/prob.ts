@@ -5,12 +5,46 @@
 import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range, sliceBH } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t, type Lang } from '../i18n';
+import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
 import { heatmap } from './heatmap';
 import { contextMap } from './results';
 import { lazyPart, type LazyPart } from './patch';
 import { pitfallHint, pitfallView } from './pitfalls';
 import { maskKind, type ViewHost } from '../algorithms/module';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  samplesGiven: { en: 'sample_index is given by the scenario (the seed is not used for it)', zh: 'sample_index 由场景给定（不使用随机种子）' },
+  samplesDrawn: { en: 'sample_index drawn from the seed', zh: 'sample_index 由随机种子抽取' },
+  stepSizes: { en: 'Sizes: U_part keys sampled per query, u queries that get exact attention', zh: '尺寸：每个查询抽样 U_part 个键，u 个查询做精确 attention' },
+  stepSamples: { en: 'sample_index: U_part keys for each query, drawn with replacement', zh: 'sample_index：为每个查询有放回地抽样 U_part 个键' },
+  stepSamplesCaption: { en: 'highlighted: key j was sampled for query i (×n: n times)', zh: '高亮：查询 i 抽到了键 j（×n 表示 n 次）' },
+  stepSampleScores: { en: 'Scores with the sampled keys only: q_k_sample = q_i · k_j (unscaled)', zh: '只和抽到的键算分数：q_k_sample = q_i · k_j（未缩放）' },
+  stepSampleScoresCaption: { en: 'column s is the s-th sample; the small label names the key', zh: '第 s 列是第 s 个样本；小字是键的下标' },
+  stepSparsity: { en: 'Sparsity M = max − sum / L_K; top_index: the top u queries', zh: '稀疏度 M = max − sum / L_K；top_index：前 u 个查询' },
+  stepSparsityDivisor: { en: 'Sparsity M = max − sum / U_part; top_index: the top u queries', zh: '稀疏度 M = max − sum / U_part；top_index：前 u 个查询' },
+  stepTop: { en: 'Exact attention for the top queries only: scores_top with ProbMask, and its softmax', zh: '只对入选查询做精确 attention：scores_top（含 ProbMask）及其 softmax' },
+  scoresTop: { en: 'scores_top = scale · q_top · Kᵀ', zh: 'scores_top = scale · q_top · Kᵀ' },
+  scoresTopCaption: { en: 'before ProbMask; masked cells hatched', zh: 'ProbMask 之前；被遮挡的格子带斜线' },
+  weightsTop: { en: 'weights_top = softmax(scores_top)', zh: 'weights_top = softmax(scores_top)' },
+  stepContext: { en: 'initial_context (lazy) for every query, then context: the updated rows replaced', zh: '每个查询先取初始（默认）上下文 initial_context，再得到 context：替换被更新的行' },
+  initialContext: { en: 'initial_context', zh: '初始上下文 initial_context' },
+  initialMean: { en: 'mean of V for every query', zh: '每个查询都取 V 的平均' },
+  initialSum: { en: 'cumulative sum of V (the reference, causal)', zh: 'V 的累加和（参考实现，因果）' },
+  initialCausalMean: { en: 'cumulative mean of V (causal)', zh: 'V 的累积平均（因果）' },
+  finalContext: { en: 'context (updated rows marked ★)', zh: '最终上下文（★ 为被更新的行）' },
+  stepAttn: { en: 'attn (output_attention): 1/L_K everywhere but the updated rows', zh: 'attn（output_attention）：除被更新的行外处处为 1/L_K' },
+  attnCaption: { en: 'the updated rows (★) hold their softmax weights', zh: '被更新的行（★）是它们的 softmax 权重' },
+  attnOff: { en: 'output_attention is off: turn it on under “Reference pitfalls” to get attn.', zh: 'output_attention 未开启：在“参考实现的已知陷阱”中打开即可得到 attn。' },
+  compare: { en: 'Compared with full attention on the same q, k, v and mask', zh: '与相同 q、k、v、掩码下的完整 attention 对比' },
+  probRow: { en: 'ProbAttention', zh: 'ProbAttention' },
+  fullRow: { en: 'full attention', zh: '完整 attention' },
+  probMissing: { en: 'This trace has no ProbAttention fields (the core may not implement prob yet).', zh: '此追踪没有 ProbAttention 字段（核心可能尚未实现 prob）。' },
+  squeezeUnion: { en: 'updated although not in this item\'s top_index: the reference\'s .squeeze() at H = 1 makes every batch item update the union of all items\' top rows', zh: '虽不在本批次的 top_index 中也被更新：参考实现在 H = 1 时的 .squeeze() 让每个批次都更新所有批次入选行的并集' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface ProbViewOptions {
   trace: Trace;

@@ -7,10 +7,43 @@ import { schemeTableau10 } from 'd3-scale-chromatic';
 import { h, scrollBox } from '../dom';
 import { at, exact, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t, type Lang } from '../i18n';
+import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
 import { approxPanel } from './approx';
 import { heatmap } from './heatmap';
 import { blhMap, weightsBeside } from './linear';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  linformerTitle: { en: 'Linformer: L_K keys and values projected to k', zh: 'Linformer：把 L_K 个键和值投影为 k 个' },
+  linformerIntro: { en: 'The note: before attention, two k × n matrices E and F project K and V, so Q (E K)ᵀ is only n × k. Move the slider “projected length k” (Options) and watch the error fall as k nears L_K.', zh: '笔记：在 attention 之前，用两个 k × n 的矩阵 E、F 分别投影 K 和 V，于是 Q (E K)ᵀ 只是 n × k 的矩阵。拖动“投影长度 k”滑块（选项），观察 k 接近 L_K 时误差如何下降。' },
+  eProj: { en: 'E_proj (k × L_K): projects the keys', zh: 'E_proj（k × L_K）：投影键' },
+  fProj: { en: 'F_proj (k × L_K): projects the values', zh: 'F_proj（k × L_K）：投影值' },
+  projCaption: { en: 'each projected row mixes all L_K positions', zh: '每个投影行混合全部 L_K 个位置' },
+  projectedK: { en: 'E_proj K: the projected keys', zh: 'E_proj K：投影后的键' },
+  projectedV: { en: 'F_proj V: the projected values', zh: 'F_proj V：投影后的值' },
+  projectedCaption: { en: 'k rows instead of L_K', zh: 'k 行，而不是 L_K 行' },
+  linformerWeights: { en: 'weights = softmax(scale · Q (E_proj K)ᵀ)', zh: '权重 = softmax(scale · Q (E_proj K)ᵀ)' },
+  poolingTitle: { en: 'Pooling: shorter keys and values (the note\'s down-sampling)', zh: '池化：更短的键和值（笔记中的下采样）' },
+  poolingIntro: { en: 'The note: Linformer\'s E K shortens the sequence; the plainest way to do that is pooling. Keys and values are pooled over windows of kernel positions every stride (no padding), then full attention runs over the L\' pooled keys.', zh: '笔记：Linformer 的 E K 本质是把序列变短（下采样），最朴素的做法就是 Pooling。键和值按 kernel 大小、stride 步长池化（无填充），然后对 L\' 个池化后的键做完整 attention。' },
+  pooledK: { en: 'pooled_k', zh: '池化后的键 pooled_k' },
+  pooledV: { en: 'pooled_v', zh: '池化后的值 pooled_v' },
+  pooledCaption: { en: 'one row per window of kernel keys', zh: '每行对应一个 kernel 窗口' },
+  linformerWeightsCaption: { en: 'each query over the k projected keys', zh: '每个查询对 k 个投影键的权重' },
+  poolingWeightsCaption: { en: 'each query over the pooled keys', zh: '每个查询对池化键的权重' },
+  lshWeightsCaption: { en: 'zero outside the query\'s buckets; the rounds combined', zh: '查询所在桶之外为 0；各轮合并' },
+  poolingWeights: { en: 'weights over the pooled keys', zh: '对池化键的权重' },
+  lshTitle: { en: 'LSH attention (Reformer): attend within your bucket', zh: 'LSH Attention（Reformer）：只在自己的桶内做 attention' },
+  lshIntro: { en: 'The note: Reformer finds the largest attention values approximately by locality-sensitive hashing and computes only those. Queries and keys are shared; each round hashes them into buckets (argmax of [qR, −qR]); a query attends to the keys of its own bucket; the rounds are combined by the softmax of their logsumexp.', zh: '笔记：Reformer 用局部敏感哈希（LSH）近似地找出最大的若干个注意力值，只计算这些。查询和键共享；每轮哈希把它们分到桶里（[qR, −qR] 的 argmax）；查询只关注同桶的键；各轮按其 logsumexp 的 softmax 加权合并。' },
+  lshRound: { en: 'round', zh: '轮' },
+  lshBuckets: { en: 'buckets of each hash round', zh: '每轮哈希的分桶' },
+  lshBucketsCaption: { en: 'same colour, same bucket: those positions see each other in that round', zh: '颜色相同即同桶：这一轮中它们互相可见' },
+  lshWeights: { en: 'who attends to whom: the combined weights', zh: '谁关注谁：合并后的权重' },
+  lshRoundWeights: { en: 'round_weights: how much each round counts', zh: 'round_weights：每轮所占的权重' },
+  lshRoundWeightsCaption: { en: 'softmax over rounds of each round\'s logsumexp, per query', zh: '对每个查询，各轮 logsumexp 在轮之间的 softmax' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface ReducedViewOptions {
   trace: Trace;

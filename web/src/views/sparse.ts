@@ -8,11 +8,54 @@ import { h, newId } from '../dom';
 import { range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { SPARSE_KINDS, allowedOf, countTrue, reach, type SparseKind, type SparseParams, type SparsePatterns } from '../state';
-import { t, type Key, type Lang } from '../i18n';
+import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
 import { costBar, percent } from './approx';
 import { label as svgText, svg } from './svg';
 import { sparseKey } from '../state/sparse';
 import type { ViewHost } from '../algorithms/module';
+
+/** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
+const T = {
+  tooLargeDraw: { en: 'Too large to draw', zh: '太大，无法绘制' },
+  sparseTitle: { en: 'Sparse attention, as the note draws it', zh: '稀疏 Attention（笔记中的图）' },
+  sparseIntro: { en: 'Each query attends only to some keys: local keeps the neighbours within w, atrous every k-th key, and OpenAI\'s Sparse Transformer their union. Coloured cells are the pairs the core computes; the bar counts them against dense attention.', zh: '每个查询只关注一部分键：Local 保留距离 w 以内的邻居，Atrous（膨胀）保留每隔 k 个的键，OpenAI 的 Sparse Transformer 取两者的并集。有颜色的格子就是核心实际计算的配对；条形图把它们与稠密 attention 对比。' },
+  sparseWindow: { en: 'window w (local)', zh: '窗口 w（Local）' },
+  sparseDilation: { en: 'dilation k (atrous; the stride of strided)', zh: '膨胀 k（Atrous；strided 的步长）' },
+  sparseEdits: { en: 'edits the scenario\'s', zh: '修改场景的' },
+  sparseKept: { en: 'for the pictures only (your mask has no such field)', zh: '只用于示意图（当前掩码没有这个字段）' },
+  sparseCausal: { en: 'causal: j ≤ i as well, as your mask says', zh: '因果：同时要求 j ≤ i（与当前掩码一致）' },
+  sparseLocal: { en: 'Local self-attention', zh: 'Local Self Attention（局部）' },
+  sparseAtrous: { en: 'Atrous (dilated) self-attention', zh: 'Atrous Self Attention（膨胀）' },
+  sparseStrided: { en: 'Sparse Transformer: local ∪ atrous', zh: 'Sparse Self Attention：Local ∪ Atrous' },
+  sparseYours: { en: 'your mask', zh: '当前掩码' },
+  sparseLegendLocal: { en: 'local', zh: '局部' },
+  sparseLegendAtrous: { en: 'atrous', zh: '膨胀' },
+  sparseLegendBoth: { en: 'both', zh: '两者' },
+  sparseLayersTitle: { en: 'Two layers: local, then atrous', zh: '两层交替：先 Local，再 Atrous' },
+  sparseLayersIntro: { en: 'The note: atrous attention has holes that local attention fills. Stack one layer of each: every output of layer 1 mixes its neighbours, so a query of layer 2 reaches every input, with far fewer products than one dense layer.', zh: '笔记：Atrous 有“洞”，Local 正好填补。两种各叠一层：第一层的每个输出融合了邻居，于是第二层的查询理论上可以和任意输入相关，而乘积次数远少于一层稠密 attention。' },
+  sparseGrow: { en: 'At small L the saving is small: raise L_Q and L_K (the size bar) and watch it grow — local costs about (2w + 1)·L products, atrous about L²/k, dense L².', zh: 'L 较小时节省不多：用尺寸栏增大 L_Q 和 L_K，观察节省如何增长——Local 约 (2w + 1)·L 次乘积，Atrous 约 L²/k，稠密为 L²。' },
+  sparseLayersSquare: { en: 'Two layers need L_Q = L_K (self-attention).', zh: '两层叠加需要 L_Q = L_K（自注意力）。' },
+  sparseReached: { en: 'pairs reached after the two layers', zh: '两层之后可达的配对' },
+  sparsePairs: { en: 'pairs', zh: '对' },
+  sparseEveryPair: { en: 'every pair', zh: '全部可达' },
+  sparseNotEvery: { en: 'not every pair: widen w or shrink k (every pair needs 2w + 1 ≥ k)', zh: '并非全部：增大 w 或减小 k（全部可达需要 2w + 1 ≥ k）' },
+  sparseProducts: { en: 'q·k products of the two layers', zh: '两层的 q·k 乘积' },
+  sparseLocalShort: { en: 'local', zh: '局部' },
+  sparseAtrousShort: { en: 'atrous', zh: '膨胀' },
+  sparseAgainst: { en: 'against', zh: '对比' },
+  sparseOneDense: { en: 'for one dense layer', zh: '（一层稠密 attention）' },
+  sparseReachTitle: { en: 'reach = atrous · local (boolean product)', zh: '可达 = atrous · local（布尔矩阵乘积）' },
+  sparseReachCaption: { en: 'row i: the inputs query i of layer 2 depends on', zh: '第 i 行：第二层的查询 i 依赖的输入' },
+  sparseQuery: { en: 'query', zh: '查询' },
+  sparseDiagramCaption: { en: 'its atrous links into layer 1, and their local links to the inputs', zh: '它到第一层的 atrous 连接，以及这些节点到输入的 local 连接' },
+  sparseDiagramLabel: { en: 'two layers from query', zh: '两层连接，查询' },
+  sparseLayer2: { en: 'layer 2 atrous', zh: '第 2 层 atrous' },
+  sparseLayer1: { en: 'layer 1 local', zh: '第 1 层 local' },
+  sparseInputs: { en: 'inputs', zh: '输入' },
+} satisfies Record<string, Text>;
+type ViewKey = Key | keyof typeof T;
+/** A string of this view's table, else the page's. */
+const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
 
 export interface SparseViewOptions {
   patterns: SparsePatterns;
@@ -31,7 +74,7 @@ export interface SparseViewOptions {
 /** Past this L the patterns are not drawn (their costs still are). */
 const MAX_DRAWN = 64;
 
-const TITLES: Record<SparseKind, Key> = { local: 'sparseLocal', atrous: 'sparseAtrous', strided: 'sparseStrided' };
+const TITLES: Record<SparseKind, ViewKey> = { local: 'sparseLocal', atrous: 'sparseAtrous', strided: 'sparseStrided' };
 const RULES: Record<SparseKind, (p: SparseParams) => string> = {
   local: (p) => `|i − j| ≤ ${p.window}`,
   atrous: (p) => `|i − j| mod ${p.dilation} = 0`,

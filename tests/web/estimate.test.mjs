@@ -1,0 +1,71 @@
+// The core says what it knows (issue 13, item 2), the page's part: the element's estimate of a run
+// (the core's estimate from the scenario's shapes, engine.estimate) is the trace's cost for every
+// preset, and the flash view labels its key blocks with the block size the trace carries (the
+// core's default of 64 keys past L_K = 16, not the toy blocks of 2). Headless Chromium against
+// dist/ served by scripts/serve.mjs (its CSP).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openUrl, seededTensor, setScenario, settle, textOf, traceOf } from './harness.mjs';
+
+let page, base, problems, browser;
+
+before(async () => {
+  ({ page, base, problems, close: browser } = await launch());
+  await openUrl(page, base);
+});
+after(async () => { await browser?.(); });
+
+const el = () => page.locator('attention-playground').first();
+
+/** Picks preset `name` through the element's API; resolves with its estimate and trace. */
+const preset = (name) => page.evaluate((name) => new Promise((resolve, reject) => {
+  const e = document.querySelector('attention-playground');
+  const timer = setTimeout(() => reject(new Error(`${name}: no trace in time`)), 60000);
+  const onTrace = () => {
+    if (e.trace?.algorithm !== e.scenario.algorithm) return;  // a trace of the scenario before
+    clearTimeout(timer);
+    e.removeEventListener('trace', onTrace);
+    resolve({ estimate: e.estimate, cost: e.trace.cost, algorithm: e.trace.algorithm });
+  };
+  e.addEventListener('trace', onTrace);
+  if (!e.setPreset(name)) reject(new Error(`no preset ${name}`));
+}), name);
+
+test('the page\'s estimate of every preset is its trace\'s cost (a bound where the work depends on the numbers)', async () => {
+  const names = await page.evaluate(() => document.querySelector('attention-playground').presets.map((p) => p.name));
+  assert.ok(names.length >= 30, `${names.length} presets`);
+  let exact = 0;
+  for (const name of names) {
+    const { estimate, cost, algorithm } = await preset(name);
+    assert.ok(estimate, `${name}: no estimate`);
+    if (estimate.exact) {
+      assert.deepEqual(estimate.cost, cost, `${name} (${algorithm})`);
+      exact++;
+    } else {
+      // the buckets, the .squeeze() union, a training: docs/semantics.md, "Estimates"
+      assert.ok(['lsh', 'prob', 'bahdanau'].includes(algorithm), `${name}: ${algorithm} estimated inexactly`);
+    }
+  }
+  assert.ok(exact >= names.length - 6, `${exact} of ${names.length} exact`);
+  assert.deepEqual(problems, []);
+});
+
+test('flash at L_K = 32: the key blocks are the trace\'s block_k (64: one block of all 32 keys), and a given block_k', async () => {
+  const s = { algorithm: 'flash', q: seededTensor(32, 2, 1), k: seededTensor(32, 2, 2), v: seededTensor(32, 2, 3) };
+  await setScenario(page, s);
+  let trace = await traceOf(page);
+  assert.equal(trace.block_k, 64);
+  assert.equal(trace.num_key_blocks, 1);
+  const step = el().locator('output[data-field="flash.step"]');
+  assert.match(await textOf(step), /key block 1 \/ 1 · keys k0–k31$/);
+  // the control shows the core's default for these sizes (the catalog's), not the toy blocks of 2
+  assert.equal(await textOf(el().locator('[data-field="block_k"] output.range-value')), '64');
+
+  await setScenario(page, { ...s, block_k: 8 });
+  trace = await traceOf(page);
+  assert.equal(trace.block_k, 8);
+  await el().locator('[data-key="flash.prev"]').click();
+  await settle(page);
+  assert.match(await textOf(step), /key block 3 \/ 4 · keys k16–k23$/);
+  assert.deepEqual(problems, []);
+});
