@@ -95,6 +95,11 @@ const std::vector<AlgorithmEntry>& algorithms() {
        "attention (Su Jianlin's note, 下采样技术)"),
        ONLY_WHOLE(run_pooling), ONLY_WHOLE(pooling_presets),
        WHOLE_VALUE({"q", "k", "v"}), WHOLE_VALUE(no_mask("pooling", "each pooled key stands for a window of kernel positions")), ONLY_WHOLE(pooling_defaults), ONLY_WHOLE(estimate_pooling)},
+      {"diff", "Differential attention", "差分注意力",
+       DESCRIPTION("softmax(s q1 k1^T) - lambda softmax(s q2 k2^T) over the halves of q and k, times v, RMSNorm "
+       "(1 - lambda_init) (Differential Transformer, microsoft/unilm multihead_diffattn)"),
+       ONLY_WHOLE(run_diff), ONLY_WHOLE(diff_presets),
+       WHOLE_VALUE({"q", "k", "v"}), WHOLE_VALUE(any_mask()), ONLY_WHOLE(diff_defaults), ONLY_WHOLE(estimate_diff)},
   };
   return table;
 }

@@ -29,6 +29,7 @@ ATTNPLAY_ALGORITHM(performer)
 ATTNPLAY_ALGORITHM(linformer)
 ATTNPLAY_ALGORITHM(lsh)
 ATTNPLAY_ALGORITHM(pooling)
+ATTNPLAY_ALGORITHM(diff)
 #undef ATTNPLAY_ALGORITHM
 
 // The field that chooses multihead's inner attention: {"field", "default", "choices"}.

@@ -451,6 +451,17 @@ V('lsh: k given equal to q, no duplicates, 8 rounds', withFields(LSH, { k: LSH.q
 V('lsh: 65536 buckets (most empty)', withFields(LSH, { n_buckets: 65536 }));
 V('lsh: scores 1e300 apart', withFields(LSH, { scale: 1e-10, q: [[[[1e150, 0]], [[0, 1]], [[-1e150, 0.5]], [[2, 2]]]] }));
 
+// ---- diff (differential attention): FULL's inputs, E = 2 so e = 1 ----
+const DIFF = { ...clone(FULL), algorithm: 'diff', lambda: 0.5 };
+B('diff: E odd (no halves)', withFields(DIFF, { q: [[[[1, 0, 1]], [[0, 1, 1]]]], k: [[[[1, 0, 1]], [[0, 1, 1]], [[1, 1, 1]]]] }), 'q');
+B('diff: lambda a string', withFields(DIFF, { lambda: '0.5' }), 'lambda');
+B('diff: lambda.q1 of length 2 (e = 1)', withFields(DIFF, { lambda: { q1: [1, 2], k1: [1], q2: [1], k2: [1] } }), 'lambda.q1');
+B('diff: lambda.k2 missing', withFields(DIFF, { lambda: { q1: [1], k1: [1], q2: [1] } }), 'lambda.k2');
+B('diff: exp(q1 . k1) overflows', withFields(DIFF, { lambda: { q1: [30], k1: [30], q2: [1], k2: [1] } }), 'lambda');
+B('diff: depth 0', withFields(DIFF, { depth: 0 }), 'depth');
+B('diff: lambda_init a string', withFields(DIFF, { lambda_init: 'x' }), 'lambda_init');
+V('diff: lambda 1e150 (weights of -1e150; RMSNorm squares them without overflow)', withFields(DIFF, { lambda: 1e150 }));
+
 // ---- flash (FlashAttention's online softmax) ----
 // B = 1, L_Q = 2, L_K = 3, H = 1, E = D = 2: FULL with block sizes
 const FLASH = { ...FULL, algorithm: 'flash', block_q: 2, block_k: 2 };

@@ -39,4 +39,7 @@ export const PRESET_DESCRIPTIONS_ZH: Record<string, string> = {
   'lsh-one-bucket': '取 n_buckets 2 和旋转 e_0，候选为 [q_0, -q_0]；每个 q_0 > 0，所以每个查询都哈希到桶 0，关注全部 16 个：恰好是对共享键的完整注意力（max |error| 0），用了全部 256 次点积',
   'pooling-avg': '笔记中的下采样：一个平滑序列（相邻的相似）的 16 个键和值按 4 个一窗取平均（torch 的 avg_pool1d，步长 4），每个查询关注 4 个汇聚后的键：256 次点积中的 64 次（25%）。因为相邻的相似，窗口的均值能很好地代表它：与精确注意力相比 max |error| 0.12',
   'pooling-max': '同一个平滑序列做最大汇聚：每一列取 4 个一窗的最大值，汇聚后的键不是 4 个键中的任何一个，汇聚后的值偏大。开销相同（256 次点积中的 64 次），误差比平均汇聚大：max |error| 0.62',
+  'diff-toy': '一个查询、一个头，e = 1：图 1 的分数 [2, 1, 0] 经 softmax 得 [0.665, 0.245, 0.090]；图 2 的分数 [0, 0, 0] 各得 1/3；取 lambda = 0.5，权重为 [0.499, 0.078, -0.077]（和为 1 - lambda = 0.5），配上 v0=[10,0]、v1=[0,20]、v2=[10,10]，上下文为 [4.219, 0.795]；RMSNorm 再乘以 1 - lambda_init = 0.8 得 [1.112, 0.209]。',
+  'diff-causal': '两个头，e = 2，两个注意力图都用因果掩码，lambda = lambda_init = 0.2（depth 1）：第二个图减去两个图共有的注意力（噪声），所以权重可以为负。',
+  'diff-learned-lambda': 'lambda = exp(q1 . k1) - exp(q2 . k2) + lambda_init，向量按 unilm 的写法（e = 2）；在 depth 12 处 lambda_init = 0.8 - 0.6 exp(-0.3 x 11) = 0.778。',
 };

@@ -548,6 +548,29 @@ export function poolingSnippet(scn: Dict, trace: Dict): Snippet {
   };
 }
 
+export function diffSnippet(scn: Dict, trace: Dict): Snippet {
+  const lam = scn.lambda;
+  const inputs = [...qkv(scn, trace), 'B, L_Q, H, E = q.shape', 'L_K = k.shape[1]',
+    scn.scale !== undefined ? `scaling = ${pyNum(scn.scale)}` : 'scaling = (E // 2) ** -0.5  # head_dim ** -0.5, head_dim = e = E / 2',
+    ...maskLines((scn.mask ?? { kind: 'none' }) as Dict),
+    scn.lambda_init !== undefined ? `lambda_init = ${pyNum(scn.lambda_init)}` : `lambda_init = lambda_init_fn(${pyNum(scn.depth ?? 1)})  # depth counted from 1`];
+  if (lam !== null && typeof lam === 'object') {
+    const l = lam as Dict;
+    for (const n of ['q1', 'k1', 'q2', 'k2']) inputs.push(assign(`lambda_${n}`, nested(l[n]), 'float64', '(e)'));
+    inputs.push(`lambda_full = diff_lambda(lambda_q1, lambda_k1, lambda_q2, lambda_k2, ${l.init !== undefined ? pyNum(l.init) : 'lambda_init'})`);
+  } else {
+    inputs.push(lam !== undefined ? `lambda_full = ${pyNum(lam)}` : 'lambda_full = lambda_init  # no lambda given');
+  }
+  return {
+    source: "microsoft/unilm's MultiheadDiffAttn (Diff-Transformer/multihead_diffattn.py) after its projections, no rotary, no GQA",
+    code: [MASK, playground('diff')], inputs, main: 'context',
+    run: ['result = diff_attention(q, k, v, allowed, fill, scaling, lambda_full, lambda_init)',
+      'weights = result["weights"]  # (B, H, L_Q, L_K): weights1 - lambda weights2, may be negative',
+      'normed_context = result["normed_context"]  # subln (RMSNorm over D) * (1 - lambda_init)',
+      'context = result["context"]  # (B, L_Q, H, D)'],
+  };
+}
+
 const D2L_SEQ2SEQ = `# d2l (zh), chapter "Bahdanau 注意力" and its seq2seq chapter (tests/fixtures/reference/d2l_seq2seq.py)
 ` + snippet(D2L_SEQ2SEQ_PY, 'd2l_seq2seq') + "\n";
 

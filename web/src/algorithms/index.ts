@@ -15,10 +15,11 @@ import performer from './performer';
 import linformer from './linformer';
 import lsh from './lsh';
 import pooling from './pooling';
+import diff from './diff';
 import { register, type PageAlgorithm } from './module';
 
 export const PAGE_ALGORITHMS: readonly PageAlgorithm[] = [full, flash, additive, nadaraya_watson, positional_encoding, prob,
-  multihead, bahdanau, linear, performer, linformer, lsh, pooling];
+  multihead, bahdanau, linear, performer, linformer, lsh, pooling, diff];
 register(PAGE_ALGORITHMS);
 
 export { algorithm, traits, type PageAlgorithm, type ViewHost } from './module';

@@ -464,13 +464,20 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   STATES.set(fig, mode(rows, cols) === 'canvas' ? canvasBody(o, fig, rows, cols) : tableBody(o, fig, rows, cols));
 }
 
+/** Weights below 0 (diff's weights1 − λ weights2) take the diverging scale: Blues starts at 0 and
+ * would clip them to white. */
+const signedWeights = (o: HeatmapOptions): HeatmapOptions =>
+  (o.color === 'weights' && largest(o.values, 0, (x) => -x) > 0 ? { ...o, color: 'diverging' } : o);
+
 /** The colour of a cell's value as the page draws the map (a canvas's scale unquantised); export.ts. */
-export const cellColor = (o: HeatmapOptions): ((v: unknown) => string | null) => {
+export const cellColor = (given: HeatmapOptions): ((v: unknown) => string | null) => {
+  const o = signedWeights(given);
   const { rows, cols } = dimsOf(o);
   return colorFor(o.color, o.values, mode(rows, cols) === 'canvas', o.extent);
 };
 
-export function heatmap(o: HeatmapOptions): HTMLElement {
+export function heatmap(given: HeatmapOptions): HTMLElement {
+  const o = signedWeights(given);
   const { rows, cols } = dimsOf(o);
   const title = h('span', { class: 'fig-title', text: o.title });
   const fig = h('figure', { class: 'heatmap', dataset: { field: o.field } },
