@@ -126,3 +126,8 @@ export function presetDescription(lang: Lang, preset: { name: string; descriptio
 export function tx(lang: Lang, text: Text | undefined): string {
   return text ? text[lang] : '';
 }
+
+/** A view's `t`: its own strings (`table`, English and Chinese, beside the view) before the page's. */
+export function viewText<T extends Record<string, Text>>(table: T): (lang: Lang, key: Key | keyof T) => string {
+  return (lang, key) => (key in table ? tx(lang, table[key as keyof T]) : t(lang, key as Key));
+}

@@ -5,7 +5,7 @@
 import { append, h } from '../dom';
 import { at, exact, fmt } from '../format';
 import type { Trace } from '../engine/compute';
-import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
+import { viewText, type Lang, type Text } from '../i18n';
 import { contextMap } from './results';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
@@ -20,9 +20,8 @@ const T = {
   exactContext: { en: 'exact_context (full softmax attention)', zh: 'exact_context（完整 softmax attention）' },
   exactContextCaption: { en: 'what the approximation aims at', zh: '近似所要逼近的结果' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 type Cost = NonNullable<Trace['cost']>;
 

@@ -5,7 +5,7 @@
 import { h } from '../dom';
 import { at } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t as pageText, tx, type Lang, type Text, type Key } from '../i18n';
+import { viewText, tx, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { bhMap, contextMap } from './results';
 
@@ -18,9 +18,8 @@ const T = {
   softmaxCaption: { en: 'full attention on the same inputs', zh: '相同输入上的完整 attention' },
   featuresK: { en: 'φ(K): features of the keys', zh: 'φ(K)：键的特征' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface LinearViewOptions {
   trace: Trace;

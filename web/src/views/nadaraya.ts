@@ -5,7 +5,7 @@ import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { h } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
-import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
+import { viewText, type Lang, type Text } from '../i18n';
 import { label, svg, textWidth } from './svg';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
@@ -23,9 +23,8 @@ const T = {
   nwEpoch: { en: 'epoch', zh: '轮次' },
   nwWHistory: { en: 'w per epoch', zh: '每轮的 w' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface NadarayaViewOptions {
   trace: Trace;

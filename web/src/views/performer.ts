@@ -9,7 +9,7 @@ import { h, newId } from '../dom';
 import { exact, fmt } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { FEATURE_KINDS, SWEEP_M, SWEEP_SEED_CHOICES, type CurvePoint, type FeatureKind, type SweepCurve, type SweepState } from '../state';
-import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
+import { viewText, type Key, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { blhMap, weightsBeside } from './linear';
 import { heatmap } from './heatmap';
@@ -50,7 +50,7 @@ const T = {
 } satisfies Record<string, Text>;
 type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface PerformerViewOptions {
   trace: Trace;

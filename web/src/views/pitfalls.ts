@@ -4,7 +4,7 @@ import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import type { PitfallKey } from '../state';
-import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
+import { viewText, type Key, type Lang, type Text } from '../i18n';
 import { samplesOf, updatedRows } from './prob';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
@@ -23,9 +23,8 @@ const T = {
   pitfallLegend: { en: '★ a top row (exact attention); the other rows keep the initial context. Highlighted: the rows whose context differs.', zh: '★ 入选行（精确 attention）；其余行保留初始上下文。高亮：上下文不同的行。' },
   referenceFailed: { en: 'the reference could not run', zh: '参考实现无法运行' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface PitfallViewOptions {
   /** The trace with the scenario's switches. */

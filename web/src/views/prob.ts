@@ -5,7 +5,7 @@
 import { h, scrollBox } from '../dom';
 import { at, exact, fmt, range, sliceBH } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
+import { viewText, type Lang, type Text } from '../i18n';
 import { heatmap } from './heatmap';
 import { contextMap } from './results';
 
@@ -39,9 +39,8 @@ const T = {
   probMissing: { en: 'This trace has no ProbAttention fields (the core may not implement prob yet).', zh: '此追踪没有 ProbAttention 字段（核心可能尚未实现 prob）。' },
   squeezeUnion: { en: 'updated although not in this item\'s top_index: the reference\'s .squeeze() at H = 1 makes every batch item update the union of all items\' top rows', zh: '虽不在本批次的 top_index 中也被更新：参考实现在 H = 1 时的 .squeeze() 让每个批次都更新所有批次入选行的并集' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-export const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+export const t = viewText(T);
 
 export interface ProbViewOptions {
   trace: Trace;

@@ -7,7 +7,7 @@ import { schemeTableau10 } from 'd3-scale-chromatic';
 import { h, scrollBox } from '../dom';
 import { at, exact, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
-import { t as pageText, type Lang, tx, type Text, type Key } from '../i18n';
+import { viewText, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { heatmap } from './heatmap';
 import { blhMap, weightsBeside } from './linear';
@@ -41,9 +41,8 @@ const T = {
   lshRoundWeights: { en: 'round_weights: how much each round counts', zh: 'round_weights：每轮所占的权重' },
   lshRoundWeightsCaption: { en: 'softmax over rounds of each round\'s logsumexp, per query', zh: '对每个查询，各轮 logsumexp 在轮之间的 softmax' },
 } satisfies Record<string, Text>;
-type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface ReducedViewOptions {
   trace: Trace;

@@ -8,7 +8,7 @@ import { h, newId } from '../dom';
 import { range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { SPARSE_KINDS, allowedOf, countTrue, reach, type SparseKind, type SparseParams, type SparsePatterns } from '../state';
-import { t as pageText, type Key, type Lang, tx, type Text } from '../i18n';
+import { viewText, type Key, type Lang, type Text } from '../i18n';
 import { costBar, percent } from './approx';
 import { label as svgText, svg } from './svg';
 import { sparseKey } from '../state/sparse';
@@ -55,7 +55,7 @@ const T = {
 } satisfies Record<string, Text>;
 type ViewKey = Key | keyof typeof T;
 /** A string of this view's table, else the page's. */
-const t = (lang: Lang, key: ViewKey): string => (key in T ? tx(lang, T[key as keyof typeof T]) : pageText(lang, key as Key));
+const t = viewText(T);
 
 export interface SparseViewOptions {
   patterns: SparsePatterns;
