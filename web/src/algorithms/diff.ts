@@ -18,6 +18,7 @@ export default {
   name: 'diff',
   traits: { scale: true },
   props,
-  maps: { weights: { en: 'weights = weights1 − λ weights2 (may be negative): L_Q × L_K', zh: '权重 = weights1 − λ weights2（可为负）：L_Q × L_K' } },
+  maps: { weights: { en: 'weights = weights1 − λ weights2 (may be negative): L_Q × L_K', zh: '权重 = weights1 − λ weights2（可为负）：L_Q × L_K' },
+    weightsCaption: { en: 'each row sums to 1 − λ (0 with no allowed key)', zh: '每行之和为 1 − λ（没有可关注的键时为 0）' } },
   pytorch: snippet('diffSnippet'),
 } satisfies PageAlgorithm;

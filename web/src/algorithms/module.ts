@@ -86,7 +86,7 @@ export interface PageAlgorithm {
   /** Its own rows of the property table (props.ts), in order. */
   props?: readonly Prop[];
   /** The results' map titles where they are not the generic ones (views/results.ts). */
-  maps?: { scores?: string; weights?: Text };
+  maps?: { scores?: string; weights?: Text; weightsCaption?: Text };
   /** It approximates softmax attention (SPEC §3: exact_context and max_abs_error in the trace). */
   approximates?: boolean;
   /** The exact run beside its trace: 'weights', exact attention's weights for its view (on the same

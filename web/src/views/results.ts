@@ -99,7 +99,8 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
     case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt);
     case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool');
     case 'weights': return four // bahdanau's (B, T_tgt, T_src): the selected item; nadaraya's (queries, keys)
-      ? bhSpec(trace, field, tx(lang, algorithm(trace.algorithm)?.maps?.weights) || t(lang, 'weights'), t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
+      ? bhSpec(trace, field, tx(lang, algorithm(trace.algorithm)?.maps?.weights) || t(lang, 'weights'),
+        tx(lang, algorithm(trace.algorithm)?.maps?.weightsCaption) || t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
       : genericSpec(trace, field, b, 'weights', t(lang, 'weightsCaption'));
     case 'head_weights': return bhSpec(trace, field, `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights');
     case 'attn': return bhSpec(trace, field, t(lang, 'attn'), '', b, hh, 'weights');
