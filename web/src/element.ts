@@ -358,7 +358,7 @@ export class AttentionPlayground extends HTMLElement {
     }
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
-    for (const a of PAGE_ALGORITHMS) a.afterRender?.(this.#host);
+    own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
   }
 
   /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */

@@ -4,13 +4,13 @@
 // (progress, mode, status) and can be cancelled; a training's or long run's outcome is handed back
 // to the Session, which shows it as it shows a run of its own.
 import { after, isCancelled } from '../worker/cancel';
-import type { Outcome, Scenario } from '../engine/compute';
+import type { Estimate, Outcome, Scenario } from '../engine/compute';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../worker/sweep';
 import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../worker/background';
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepJob, sweepSignature, type SweepCurve } from './performer';
 import { newTrainState, trains, type TrainState } from './chapter';
 import { dims } from './scenario';
-import { isLongRun, type EstimatedRun } from './long';
+import { isLongRun } from './long';
 
 /** Runs a batch of scenarios (off the main thread when it can): worker/sweep.ts's runBatch. */
 export type Sweeper = (job: BatchJob, onProgress: Progress) => BatchHandle;
@@ -145,14 +145,16 @@ export class BackgroundRuns {
 
   /** Whether `s` runs here: a training, or a run expected to be long (the runs beside its trace,
    * `beside()`, with it); else what runs here is stopped and the Session runs `s` itself. */
-  take(s: Scenario, show: Show, beside: () => Scenario[], estimated: () => EstimatedRun[]): boolean {
+  take(s: Scenario, show: Show, beside: () => Scenario[], estimate: (s: Scenario) => Estimate | null): boolean {
     if (this.background && trains(s)) {
       this.startTraining(s, false, show);
       return true;
     }
     this.cancel();
-    if (this.background && isLongRun(estimated())) {
-      this.#startLongRun(s, beside(), show);
+    // the run and the runs beside it (asked for once), each with the core's estimate (state/long.ts)
+    const runs = this.background ? [s, ...beside()] : [];
+    if (runs.length && isLongRun(runs.map((scenario) => ({ scenario, estimate: estimate(scenario) })))) {
+      this.#startLongRun(s, runs.slice(1), show);
       return true;
     }
     this.longRun = null;

@@ -365,10 +365,8 @@ export class Session {
     }
     const s = this.scenario;
     this.estimate = this.#engine.estimate(s);
-    // the run and the runs beside it, each with the core's estimate (state/long.ts)
-    const estimated = () => [{ scenario: s, estimate: this.estimate },
-      ...this.#besideRuns(s).map((x) => ({ scenario: x, estimate: this.#engine.estimate(x) }))];
-    if (this.runs.take(s, (out, run) => this.#show(out, run), () => this.#besideRuns(s), estimated)) return;
+    const estimate = (x: Scenario) => (x === s ? this.estimate : this.#engine.estimate(x));
+    if (this.runs.take(s, (out, run) => this.#show(out, run), () => this.#besideRuns(s), estimate)) return;
     const run = (s: Scenario) => runTyped(this.#engine, s);
     this.#show(run(this.scenario), run);
   }
