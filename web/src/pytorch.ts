@@ -628,7 +628,6 @@ export function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
 // ---- the snippet ----
 
 /** The main field of a trace (SPEC §3). */
-export const mainField = (trace: Dict): string => (['context', 'output', 'y_hat', 'P'].find((f) => trace[f] !== undefined) ?? 'context');
 
 /** The Python snippet for the scenario whose trace this is, made by its algorithm's builder
  * (web/src/algorithms/<name>.ts). Throws (field 'kind') where there is none. */

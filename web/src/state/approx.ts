@@ -2,12 +2,7 @@
 // exact_context and max_abs_error): the trace carries the exact context, and for the maps of
 // weights the page runs full attention on the same inputs once more. No DOM.
 import type { Scenario, Trace } from '../engine/compute';
-import { PAGE_ALGORITHMS } from '../algorithms';
 import { dims, get } from './scenario';
-
-/** The algorithms whose view draws exact attention's weights beside theirs (their modules say
- * `exact: 'weights'`; prob has its own view). */
-export const WITH_EXACT_WEIGHTS: readonly string[] = PAGE_ALGORITHMS.filter((a) => a.exact === 'weights').map((a) => a.name);
 
 /** Whether a trace can be shown beside exact attention: it carries exact_context and max_abs_error. */
 export const hasExact = (trace: Trace | null) =>
