@@ -627,8 +627,6 @@ export function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
 
 // ---- the snippet ----
 
-/** The main field of a trace (SPEC §3). */
-
 /** The Python snippet for the scenario whose trace this is, made by its algorithm's builder
  * (web/src/algorithms/<name>.ts). Throws (field 'kind') where there is none. */
 export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<string> {
