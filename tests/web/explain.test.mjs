@@ -128,10 +128,12 @@ function check(preset, r) {
       `${where}: operand ${k} is no cell (${v.from}${v.error ? `: ${v.error}` : ''})`);
   }
   // the formula shows its terms' numbers (products: their factors); a shortened sum ("\cdots") shows
-  // its first three terms and its last
+  // its first three terms, its last (unless more terms than `terms` holds) and every aggregate (no cell)
   const shortened = ex.formula.includes('\\cdots');
+  const capped = /listed|列出/.test(ex.text);
   ex.terms.forEach((t, n) => {
-    if (shortened && n >= 3 && n !== ex.terms.length - 1) return;
+    const aggregate = !t.ref && !t.refs && !/\d/.test(t.name);  // a max, a sum, the scale (not one of a list)
+    if (shortened && n >= 3 && !aggregate && (capped || n !== ex.terms.length - 1)) return;
     if (t.refs?.length) {  // a product: its factors' numbers (a computed factor has no cell)
       for (const f of t.refs) {
         const x = r.values[key(f)].value;
@@ -143,7 +145,6 @@ function check(preset, r) {
     }
   });
   // the softmax family, recomputed from the terms
-  const capped = /listed|列出/.test(ex.text);
   const products = ex.terms.filter((t) => t.refs?.length);
   const byName = (name) => ex.terms.find((t) => t.name === name);
   const rowSum = byName('Σ_j exp(s_j − max)');

@@ -98,6 +98,8 @@ export interface SoftmaxSpec {
   mask: MaskRule | null;
   /** Key j's index in k and v. Default: j. */
   keyOf?: (j: number) => number;
+  /** The features of q and k the score reads: [first, count] (diff's halves). Default: all. */
+  dims?: [number, number];
   /** Row i's query (ProbAttention's scores_top: row t is query top_index[b, h, t]). Default: i. */
   queryOf?: (b: number, h: number, i: number) => number;
 }
@@ -133,10 +135,10 @@ function isAllowed(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j:
 
 /** Score (b, h, i, j): scale · Σ_e q·k, its products. */
 export function scoreParts(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j: number) {
-  const E = c.shape(s.q)[3];
+  const [e0, E] = s.dims ?? [0, c.shape(s.q)[3]];
   const kj = s.keyOf ? s.keyOf(j) : j, qi = s.queryOf ? s.queryOf(b, h, i) : i;
-  return dotSum(E, (e) => `q[${qi}]·k[${kj}] (e=${e})`, (e) => {
-    const rq = ref(s.q, [b, qi, h, e]), rk = ref(s.k, [b, kj, h, e]);
+  return dotSum(E, (e) => `q[${qi}]·k[${kj}] (e=${e0 + e})`, (e) => {
+    const rq = ref(s.q, [b, qi, h, e0 + e]), rk = ref(s.k, [b, kj, h, e0 + e]);
     return [c.num(s.q, rq.index), c.num(s.k, rk.index), rq, rk];
   });
 }
