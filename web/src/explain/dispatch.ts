@@ -57,6 +57,10 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
     // full attention on the same inputs beside the trace (the trace's exact fields, else the exact run's)
     const flash = field === 'flash.full';
     scenario = flash ? flashFull(s.scenario) : exactScenario(s.scenario, traits(s.scenario).scale === true);
+    if (s.scenario.k === undefined && trace.k === undefined) {  // shared QK (lsh): the keys are the queries' cells
+      scenario = { ...scenario };
+      delete scenario.k;
+    }
     name = field === 'exact.weights' ? 'exact_weights' : 'exact_context';
     const given = flash ? s.exact?.context ?? trace.context : trace[name] ?? s.exact?.[name === 'exact_weights' ? 'weights' : 'context'];
     if (given === undefined) fail(field, index, 'the exact run is not there (too large, or not made)');
@@ -70,9 +74,10 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
   }
   const out = explainer(on, scenario, name, index, lang);
   if (!out) {
-    const shape = new Cells(on, scenario).shape(name);
-    fail(field, index, on[name] === undefined && shape.length === 0
-      ? `the ${on.algorithm} trace has no field "${name}" that can be explained`
+    const cells = new Cells(on, scenario);
+    const shape = cells.shape(name);
+    if (cells.value(name, index) !== undefined) fail(field, index, `${on.algorithm}'s explainer does not explain ${name} (an input, or no map of its own)`);
+    fail(field, index, shape.length === 0 ? `the ${on.algorithm} trace has no field "${name}" that can be explained`
       : `no such cell (shape [${shape.join(', ')}])`);
   }
   // the exact weights the page draws as "exact.weights" where the trace has none of its own
