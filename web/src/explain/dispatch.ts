@@ -27,6 +27,25 @@ export interface Shown {
 
 const exactContext = softmaxExplainer(exactSpec);
 
+/** Each algorithm's explainer, a chunk of its own (this table is in the lazy dispatch chunk, so the
+ * first load carries none of it; a page module's own `explain` loader wins). */
+const EXPLAINERS: Record<string, () => Promise<{ default: Explainer }>> = {
+  full: () => import('./full'),
+  flash: () => import('./flash'),
+  prob: () => import('./prob'),
+  multihead: () => import('./multihead'),
+  pooling: () => import('./pooling'),
+  diff: () => import('./diff'),
+  additive: () => import('./additive'),
+};
+
+function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
+  const own = algorithm(name)?.explain;
+  if (own) return own;
+  const load = EXPLAINERS[name];
+  return load && (() => load().then((m) => m.default));
+}
+
 /** A page map's field as the trace field it shows (same index). */
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
@@ -67,7 +86,7 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
     on = { ...trace, [name]: given };
     explainer = exactContext;
   } else {
-    const load = algorithm(trace.algorithm)?.explain;
+    const load = explainerOf(trace.algorithm);
     if (!load) fail(field, index, `${trace.algorithm} has no explainer yet`);
     explainer = await load();
     if (trace.algorithm === 'flash') index = flashIndex(field, index, s, trace);
