@@ -273,6 +273,18 @@ test('el.explain rejects a cell that is not there, naming the field and index; C
   assert.match(r2.message, /nonsense\[0\]/);
   const r3 = await rejected('weights', ['a']);
   assert.match(r3.message, /weights.*integers/);
+  // a scenario with an error keeps the last good trace: its cells are explained with that trace's inputs
+  const stale = await page.evaluate(async () => {
+    const el = document.querySelector('attention-playground');
+    const errors = new Promise((resolve) => el.addEventListener('scenario-error', (e) => resolve(e.detail), { once: true }));
+    el.setScenario({ ...el.scenario, q: [[[[5]]]], mask: { kind: 'no-such-kind' } });
+    const error = await errors;
+    await el.settled;
+    return { error: JSON.stringify(error), ex: await el.explain('scores', [0, 0, 0, 1]) };
+  });
+  assert.match(stale.error, /mask/);
+  assert.equal(stale.ex.value, 1);
+  assert.ok(stale.ex.formula.includes('\\left(1 \\cdot 1\\right)'), stale.ex.formula);
   await openUrl(page, `${base}#preset=softmax-toy&lang=zh`);
   const zh = await page.evaluate(() => { const el = document.querySelector('attention-playground'); el.setAttribute('lang', 'zh'); return el.explain('weights', [0, 0, 0, 1]); });
   assert.match(zh.text, /权重 = exp\(s − max\).*行和 1\.503/);
