@@ -128,6 +128,11 @@ function check(preset, r) {
   if (r.traceValue !== undefined) assert.equal(ex.value, r.traceValue, `${where}: value vs trace`);
   assert.equal(typeof ex.formula, 'string', where);
   assert.ok(ex.formula.length > 0 && ex.text.length > 0, `${where}: formula and text`);
+  // LaTeX that KaTeX parses: balanced braces, no bare "_" in \text{}
+  let depth = 0;
+  for (const ch of ex.formula.replace(/\\[{}]/g, '')) { depth += ch === '{' ? 1 : ch === '}' ? -1 : 0; assert.ok(depth >= 0, `${where}: braces: ${ex.formula}`); }
+  assert.equal(depth, 0, `${where}: braces: ${ex.formula}`);
+  for (const m of ex.formula.matchAll(/\\text\{([^}]*)\}/g)) assert.ok(!/(^|[^\\])_/.test(m[1]), `${where}: a bare _ in \\text{${m[1]}}`);
   // every operand and every term's cell is a cell of the trace, the scenario, or a map explained
   for (const [k, v] of Object.entries(r.values)) {
     assert.ok(v.value !== undefined && v.value !== null && (typeof v.value === 'number' || typeof v.value === 'boolean'),
