@@ -49,6 +49,8 @@ export interface Prop {
   initial?: (s: Scenario) => unknown;
   /** Why the control cannot apply to this scenario (it is shown disabled, with the reason); for an
    * enum, `option` names the one value that cannot (the others stay). */
+  /** Other controls show what it changes (multihead's num_heads: the default scale): drawn again on each edit. */
+  structural?: boolean;
   disabled?: (s: Scenario) => { why: Text; option?: string } | null;
 }
 

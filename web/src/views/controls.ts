@@ -99,7 +99,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
         }
         ctx.invalid(key, null);
         if (out) out.textContent = String(n);
-        ctx.set(key, n, false);
+        ctx.set(key, n, prop.structural === true);
       });
       if (!slider) return labelled(prop, ctx.lang, input);
       const field = labelled(prop, ctx.lang, input);

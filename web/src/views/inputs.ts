@@ -106,7 +106,11 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
         weights.set(root, { trace: session.trace, draw });
         fill(slot, [weightsPanel({ scenario: session.scenario, trace: session.trace, lang, invalid: session.invalid,
           open: weightsOpen.get(session) ?? false,
-          onOpen: (open) => { weightsOpen.set(session, open); if (open) draw(); },
+          onOpen: (open) => { // a <details> made open reports a toggle too: draw only on a change
+            if (open === (weightsOpen.get(session) ?? false)) return;
+            weightsOpen.set(session, open);
+            if (open) draw();
+          },
           onEdit: (name, path, text) => {
             const first = session.scenario.weights === undefined;
             edited(session.editWeight(name, path, text), first ? 'inputs' : 'values');
