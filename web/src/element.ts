@@ -359,7 +359,7 @@ export class AttentionPlayground extends HTMLElement {
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
-    refreshWeights(this.#root, session);  // the weights the seed drew are the new trace's
+    refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }
 
   /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */

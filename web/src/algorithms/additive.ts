@@ -9,10 +9,7 @@ const props: Prop[] = [
 
 export default {
   name: 'additive',
-  traits: { keyWidth: true, weights: { drops: ['hidden'], follow: { E: 'W_q', E_k: 'W_k' }, grids: [
-    { name: 'W_q', label: { en: 'W_q (h, E_q)', zh: 'W_q (h, E_q)' } },
-    { name: 'W_k', label: { en: 'W_k (h, E_k)', zh: 'W_k (h, E_k)' } },
-    { name: 'w_v', label: { en: 'w_v (h)', zh: 'w_v (h)' } }] } },
+  traits: { keyWidth: true, weights: { names: ['W_q', 'W_k', 'w_v'], drops: ['hidden'], follow: { E: 'W_q', E_k: 'W_k' } } },
   props,
   maps: { scores: 'scores = w_vᵀ tanh(W_q q + W_k k)' },
   chapter: { views: (c, lang) => c.additive(lang) },

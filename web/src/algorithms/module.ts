@@ -32,21 +32,19 @@ export interface PageTraits {
   scaleUnused?: Text;
   /** The width d of its default scale 1/√d, where it is not q's E (multihead: d_head; diff: E/2). */
   scaleWidth?: (s: Scenario) => number;
-  /** Its own input grids where they are not q, k, v (B, L, H, E): multihead's (B, L, d) queries, keys, values. */
+  /** Its own input grids where they are not q, k, v (B, L, H, E): multihead's (B, L, d) queries, keys,
+   * values (drawn by views/own-inputs.ts, a chunk of its own). */
   grids?: readonly Grid[];
-  /** Its weights, editable at toy sizes: drawn from the seed they are the trace's; the first edit
-   * writes them all into the scenario (`weights`) and drops the fields that drew them (`drops`). */
-  weights?: { grids: readonly WeightGrid[]; drops: readonly string[]; follow?: Record<string, string> };
-  /** The size bar's help where it is not the q, k, v one. */
-  dimHelp?: Text;
+  /** Its weights (`weights.<name>` in the scenario, `<name>` in the trace), editable at toy sizes: drawn
+   * from the seed they are the trace's; the first edit writes them all into the scenario and drops the
+   * fields that drew them (`drops`); `follow`: the weight whose columns a size of the size bar is. */
+  weights?: { names: readonly string[]; drops: readonly string[]; follow?: Record<string, string> };
   /** Names of the size bar's sizes where they are not B, L_Q, L_K, E, E_k, D (multihead's d_q, d_k, d_v). */
   dimLabels?: Record<string, string>;
 }
 
 /** A (B, L, d) input of its own: `key` in the scenario, its axes' size names (the size bar's). */
-export interface Grid { key: string; label: Text; axes: readonly string[]; rowPrefix: string; colPrefix: string }
-/** A weight matrix (rows, cols) or vector: `name` in `weights` and in the trace. */
-export interface WeightGrid { name: string; label: Text }
+export interface Grid { key: string; axes: readonly string[]; rowPrefix: string }
 
 export interface AlgorithmTraits extends PageTraits {
   /** The tensors it reads in the (B, L, H, E) layout, edited as grids with the size bar (the core's). */

@@ -54,8 +54,7 @@ export interface Prop {
   disabled?: (s: Scenario) => { why: Text; option?: string } | null;
 }
 
-const FLOAT64_ONLY: Text = { en: 'float32: only full and flash compute in float32; this algorithm computes in float64 (the core: "not implemented yet")',
-  zh: 'float32：只有 full 和 flash 能以 float32 计算；此算法只用 float64 计算（核心答复 "not implemented yet"）' };
+const FLOAT64_ONLY: Text = { en: 'float32 "not implemented yet" here (full and flash only)', zh: '此处 float32 "not implemented yet"（仅 full 与 flash）' };
 const hasMask = (s: Scenario) => traits(s).masks.length > 0;
 const maskIs = (...kinds: string[]) => (s: Scenario) => hasMask(s) && kinds.includes(maskKind(s));
 const reads = (tensor: 'q' | 'k' | 'v') => (s: Scenario) => traits(s).tensors.includes(tensor);

@@ -4,7 +4,7 @@
 // with the engine; the element renders what results. What runs off the main thread (the sweep, a
 // training, a long run) is its BackgroundRuns' (runs.ts).
 import { clone, parseNumber } from '../format';
-import { nested, type Engine, type Estimate, type Outcome, type Scenario, type Trace } from '../engine/compute';
+import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
 import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
@@ -213,22 +213,6 @@ export class Session {
   /** Text typed into a tensor's cell. Returns false when it is no number (kept as the cell's error). */
   editCell(name: string, path: number[], text: string): boolean {
     return this.#typed(pathText(name, path), text, false, (s, n) => { s[name] = setIn(s[name], path, n); });
-  }
-
-  /** Text typed into a cell of weight `name` (multihead's W_q .. b_o, additive's W_q, W_k, w_v). Drawn
-   * from the seed they are the trace's: the first edit writes them all into the scenario's `weights`
-   * and drops the fields that drew them (num_hiddens, bias; hidden). */
-  editWeight(name: string, path: number[], text: string): boolean {
-    return this.#typed(pathText('weights.' + name, path), text, false, (s, n) => {
-      if (s.weights === null || typeof s.weights !== 'object') {
-        const spec = traits(s).weights, w: Scenario = {};
-        for (const g of spec?.grids ?? []) if (this.trace?.[g.name] !== undefined) w[g.name] = clone(nested(this.trace[g.name]));
-        for (const key of spec?.drops ?? []) delete s[key];
-        s.weights = w;
-      }
-      const w = s.weights as Scenario;
-      w[name] = setIn(w[name], path, n);
-    });
   }
 
   /** Text typed into a valid_lens cell (an integer ≥ 0). */

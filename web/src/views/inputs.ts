@@ -9,8 +9,9 @@ import { at, prettyJson } from '../format';
 import { t, type Lang } from '../i18n';
 import { propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
+import { tensorEditor } from './grid-editor';
 import { fill, part } from './layout';
-import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel, weightsPanel } from './panels';
+import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './panels';
 
 /** What an action changed: only an error message, the results, or the controls too. */
 export type Change = 'errors' | 'values' | 'inputs';
@@ -96,28 +97,19 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   if (tensors) {
     const tr = traits(s);
     tensors.hidden = tr.tensors.length === 0 && !tr.grids;
+    const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); },
-      onEdit: (name, path, text) => edited(session.editCell(name, path, text)) }));
-    weights.delete(root);
-    if (!tensors.hidden && tr.weights) {
-      const slot = h('div', { class: 'weights-slot' });
-      const draw = () => {
-        weights.set(root, { trace: session.trace, draw });
-        fill(slot, [weightsPanel({ scenario: session.scenario, trace: session.trace, lang, invalid: session.invalid,
-          open: weightsOpen.get(session) ?? false,
-          onOpen: (open) => { // a <details> made open reports a toggle too: draw only on a change
-            if (open === (weightsOpen.get(session) ?? false)) return;
-            weightsOpen.set(session, open);
-            if (open) draw();
-          },
-          onEdit: (name, path, text) => {
-            const first = session.scenario.weights === undefined;
-            edited(session.editWeight(name, path, text), first ? 'inputs' : 'values');
-          } })!]);
-      };
-      draw();
-      tensors.append(slot);
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit }).filter((x) => x !== null));
+    own.delete(root);
+    if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
+      const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
+      if (ownInputs) mount(ownInputs);
+      else void import('./own-inputs').then((m) => {
+        ownInputs = m;
+        if (!tensors.isConnected || session.scenario !== s) return;
+        mount(m);
+        if (focused) root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+      });
     }
   }
 
@@ -147,14 +139,15 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   }
 }
 
-/** Whether each session's weights are open; the weights drawn last in a root, to draw again with a new trace. */
-const weightsOpen = new WeakMap<Session, boolean>();
-const weights = new WeakMap<ShadowRoot, { trace: unknown; draw: () => void }>();
+type OwnInputs = typeof import('./own-inputs');
+let ownInputs: OwnInputs | null = null;
+const editors = { tensorEditor, errorSlot };
+/** Each root's own inputs (multihead's, additive's weights): drawn again after a new trace. */
+const own = new WeakMap<ShadowRoot, () => void>();
 
 /** After a new trace: the weights the seed drew (the trace's) drawn again; the scenario's own stay. */
-export function refreshWeights(root: ShadowRoot, session: Session): void {
-  const w = weights.get(root);
-  if (w && w.trace !== session.trace && session.scenario.weights === undefined) w.draw();
+export function refreshWeights(root: ShadowRoot): void {
+  own.get(root)?.();
 }
 
 /** Writes the scenario's numbers into the tensor grids' cells; false when a grid is missing one

@@ -3,9 +3,9 @@
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
 import { range } from '../format';
-import { nested, type Preset, type Scenario, type Trace } from '../engine/compute';
+import type { Preset, Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
-import { presetDescription, t, tx, type Lang } from '../i18n';
+import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
 import { allowedEditor, lensEditor, tensorEditor } from './grid-editor';
@@ -106,11 +106,8 @@ export interface TensorsPanelOptions {
   onEdit: (name: string, path: number[], text: string) => void;
 }
 
-/** Weights are edited as grids up to this many numbers each (else in the JSON). */
-export const MAX_WEIGHT_CELLS = 400;
-
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
-export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
+export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const { lang } = o;
   const s = o.scenario;
   const d = dims(s);
@@ -127,13 +124,7 @@ export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
       h('span', { class: 'dim-name', text: labels[name] ?? name }), minus, h('output', { text: String(d[name]) }), plus));
   }
   const editors = h('div', { class: 'editors' });
-  for (const g of tr.grids ?? []) { // an algorithm's own (B, L, d) inputs: batch item b
-    if (s[g.key] === undefined) continue;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
-      name: g.key, title: tx(lang, g.label), tensor: s[g.key], b: o.b, h: null, rowPrefix: g.rowPrefix, colPrefix: g.colPrefix,
-      invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(g.key, path, text),
-    }), errorSlot(g.key)));
-  }
+  // an algorithm's own inputs (multihead's) are views/own-inputs.ts's
   for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined) continue;
     editors.append(h('div', { class: 'editor-box' }, tensorEditor({
@@ -142,55 +133,9 @@ export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
     }), errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
-    h('p', { class: 'help', text: tr.dimHelp ? tx(lang, tr.dimHelp) : t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
+    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
 }
 
-export interface WeightsPanelOptions {
-  scenario: Scenario;
-  /** The latest trace: the weights drawn from the seed are its. */
-  trace: Trace | null;
-  lang: Lang;
-  invalid: ReadonlyMap<string, string>;
-  open: boolean;
-  onOpen: (open: boolean) => void;
-  onEdit: (name: string, path: number[], text: string) => void;
-}
-
-/** The algorithm's weights (multihead's W_q .. b_o, additive's W_q, W_k, w_v) as grids up to
- * MAX_WEIGHT_CELLS numbers each, in a <details>: the scenario's own, else the ones the seed drew
- * (the trace's; the first edit makes them the scenario's). Null when it has none. */
-export function weightsPanel(o: WeightsPanelOptions): HTMLElement | null {
-  const s = o.scenario, spec = traits(s).weights, lang = o.lang;
-  if (!spec) return null;
-  const own = s.weights !== null && typeof s.weights === 'object' ? s.weights as Scenario : null;
-  const drawn = o.trace?.algorithm === s.algorithm ? o.trace : null;
-  const body: HTMLElement[] = [];
-  for (const g of o.open ? spec.grids : []) { // the grids only while open
-    const value = own ? own[g.name] : drawn ? nested(drawn[g.name]) : undefined;
-    if (value === undefined) continue;
-    const key = `weights.${g.name}`;
-    body.push(h('div', { class: 'editor-box' }, tensorEditor({
-      name: key, title: tx(lang, g.label), tensor: value, b: 0, h: null, matrix: true, max: MAX_WEIGHT_CELLS,
-      rowPrefix: g.name.startsWith('b_') || g.name === 'w_v' ? g.name : 'r', colPrefix: 'c', invalid: o.invalid,
-      tooLarge: tx(lang, WEIGHTS_TOO_LARGE).replace('{n}', String(MAX_WEIGHT_CELLS)),
-      onEdit: (path, text) => o.onEdit(g.name, path, text),
-    }), errorSlot(key)));
-  }
-  const details = h('details', { class: 'weights', dataset: { panel: 'weights' }, open: o.open },
-    h('summary', { text: `${tx(lang, WEIGHTS_TITLE)}: ${spec.grids.filter((g) => own ? own[g.name] !== undefined : drawn?.[g.name] !== undefined).map((g) => g.name).join(', ')}` }),
-    h('p', { class: 'help', text: tx(lang, own ? WEIGHTS_GIVEN : drawn ? WEIGHTS_DRAWN : WEIGHTS_LATER) }),
-    h('div', { class: 'editors' }, ...body), errorSlot('weights'));
-  details.addEventListener('toggle', () => { if (details.isConnected) o.onOpen(details.open); });
-  return details;
-}
-
-const WEIGHTS_TITLE = { en: 'Weights', zh: '权重' };
-const WEIGHTS_DRAWN = { en: 'Drawn from the seed. Edit a cell to give your own: all of them are then written into the scenario ("weights"), and the seed no longer draws them.',
-  zh: '由随机种子生成。编辑任一格即改为自己给定：全部权重随之写入场景（"weights"），不再由种子生成。' };
-const WEIGHTS_GIVEN = { en: 'Given in the scenario ("weights"). Remove them in the JSON to draw them from the seed again.',
-  zh: '在场景中给定（"weights"）。在 JSON 中删去即可重新由种子生成。' };
-const WEIGHTS_LATER = { en: 'Shown with the next full trace.', zh: '下一次完整追踪后显示。' };
-const WEIGHTS_TOO_LARGE = { en: 'More than {n} numbers: edit it in the scenario JSON ("weights").', zh: '超过 {n} 个数：请在场景 JSON 中编辑（"weights"）。' };
 
 export interface ProbControlsOptions {
   ctx: ControlContext;
