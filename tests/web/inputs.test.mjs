@@ -167,6 +167,25 @@ test('linear-cosine: the features\' caption does not call negative features non-
   assert.match(caption, /may be negative/);
 });
 
+test('multihead picked from the menu starts with inputs of its own (no error), q, k, v put aside and back', async () => {
+  await openUrl(page, base + '#preset=softmax-toy');
+  const q = (await scenarioOf(page)).q;
+  await input('algorithm').selectOption('multihead');
+  await page.waitForFunction(() => document.querySelector('attention-playground').trace?.algorithm === 'multihead');
+  await settle(page);
+  const s = await scenarioOf(page);
+  assert.equal(s.q, undefined);
+  assert.deepEqual(s.queries, [[[1, 0], [0, 1]]]);
+  assert.equal(s.num_heads, 1);
+  assert.ok(await assertCells(el(), 'output', wasm.run(s).output) > 0);
+  assert.equal(await input('queries[0][1][1]').inputValue(), '1');
+  await input('algorithm').selectOption('full');
+  await page.waitForFunction(() => document.querySelector('attention-playground').trace?.algorithm === 'full');
+  const back = await scenarioOf(page);
+  assert.deepEqual(back.q, q);
+  assert.equal(back.queries, undefined);
+});
+
 test('no console errors, page errors or CSP violations', () => {
   assert.deepEqual(problems, []);
 });

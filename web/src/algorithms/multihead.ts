@@ -10,7 +10,12 @@ const wq = (s: Scenario) => (given(s) ? ((s.weights as Scenario).W_q as unknown[
 /** The projections' width: the rows of W_q when the weights are given, else num_hiddens. */
 const hiddens = (s: Scenario) => Number(wq(s) ?? s.num_hiddens ?? 0);
 
+/** Its inputs when it is picked from the menu (the page's q, k, v are (B, L, H, E); put aside meanwhile). */
+const input = (key: string, value: number[][]): Prop => ({ key, kind: 'tensor', panel: 'tensors', label: { en: key, zh: key },
+  applies: isMh, initial: () => [value] });
+
 const props: Prop[] = [
+  input('queries', [[1, 0], [0, 1]]), input('keys', [[1, 0], [0, 1], [1, 1]]), input('values', [[10, 0], [0, 10], [5, 5]]),
   { key: 'inner', kind: 'enum', panel: 'options', label: { en: 'inner attention', zh: '内部注意力' },
     options: () => ['full', 'prob'], applies: isMh, optional: true, default: 'full',
     choices: [
