@@ -14,7 +14,9 @@ import { launch, openUrl, settle } from './harness.mjs';
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PRESETS = ['softmax-toy', 'prob-toy', 'sparse-local', 'performer-orthogonal', 'linformer-k4', 'd2l-positional-encoding',
-  'd2l-nadaraya-watson', 'flash-toy', 'diff-toy'];
+  'd2l-nadaraya-watson', 'flash-toy', 'diff-toy',
+  // issue 14 item 6: multihead's grids and weights, additive's weights, linear's disabled scale
+  'tslib-shape-chain', 'd2l-additive', 'linear-elu1'];
 const STATES = [['light', 'en', 1400], ['dark', 'zh', 390]];
 
 let browser, page, base, problems;

@@ -20,7 +20,7 @@ import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
 import { UrlSync, openingPreset } from './url-sync';
-import { fillJson, refreshCells, renderInputs, type Change } from './views/inputs';
+import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
@@ -371,6 +371,7 @@ export class AttentionPlayground extends HTMLElement {
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
+    refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }
 
   /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */

@@ -28,7 +28,7 @@ export const ZH: Record<Key, string> = {
   fillNumber: '数值',
   perQuery: '每个查询一个长度（二维）',
   options: '选项',
-  scaleDefault: '默认 1/√E',
+  scaleDefault: '默认',
   results: '结果',
   export: '导出',
   exportJson: '下载 trace（JSON）',

@@ -28,7 +28,7 @@ const EN = {
   fillNumber: 'number',
   perQuery: 'one length per query (2-D)',
   options: 'Options',
-  scaleDefault: 'default 1/√E',
+  scaleDefault: 'default',
   results: 'Results',
   export: 'Export',
   exportJson: 'Download the trace as JSON',

@@ -9,7 +9,7 @@ const props: Prop[] = [
 
 export default {
   name: 'additive',
-  traits: { keyWidth: true },
+  traits: { keyWidth: true, weights: { names: ['W_q', 'W_k', 'w_v'], drops: ['hidden'], follow: { E: 'W_q', E_k: 'W_k' } } },
   props,
   maps: { scores: 'scores = w_vᵀ tanh(W_q q + W_k k)' },
   chapter: { views: (c, lang) => c.additive(lang) },

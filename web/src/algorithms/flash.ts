@@ -16,7 +16,7 @@ const props: Prop[] = [
 
 export default {
   name: 'flash',
-  traits: { scale: true },
+  traits: { scale: true, float32: true },
   props,
   exact: 'full',
   view: view(() => import('../views/flash'), (m, host, trace) => {

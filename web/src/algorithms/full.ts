@@ -6,7 +6,7 @@ import { view, snippet, type PageAlgorithm } from './module';
 
 export default {
   name: 'full',
-  traits: { scale: true },
+  traits: { scale: true, float32: true },
   sparsePatterns: true,
   view: view(() => import('../views/sparse'), (m, host) => (m ? m.sparseFor(host)
     : h('p', { class: 'loading', text: t(host.lang, 'loading') })), { when: (host) => host.session.sparse !== null }),

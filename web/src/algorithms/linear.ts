@@ -21,7 +21,8 @@ const props: Prop[] = [
 
 export default {
   name: 'linear',
-  traits: { scale: true },
+  traits: { scale: true, scaleUnused: { en: 'unused: sim = φ(q)·φ(k) has no scale (only the exact softmax beside reads it)',
+    zh: '不起作用：sim = φ(q)·φ(k) 没有缩放（只有旁边的精确 softmax 读取它）' } },
   props,
   maps: { weights: IMPLIED },
   approximates: true,

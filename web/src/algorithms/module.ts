@@ -26,7 +26,26 @@ export interface PageTraits {
   prob?: boolean;
   /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
   sharedQK?: boolean;
+  /** It computes in float32 when asked (the core's readers that set `dtype_honoured`: run_full.cpp,
+   * run_flash.cpp); every other algorithm answers "not implemented yet" and computes in float64. */
+  float32?: boolean;
+  /** Why `scale` changes nothing it shows (linear: no scale in φ(q)·φ(k)); the control is disabled with it. */
+  scaleUnused?: Text;
+  /** The width d of its default scale 1/√d, where it is not q's E (multihead: d_head; diff: E/2). */
+  scaleWidth?: (s: Scenario) => number;
+  /** Its own input grids where they are not q, k, v (B, L, H, E): multihead's (B, L, d) queries, keys,
+   * values (drawn by views/own-inputs.ts, a chunk of its own). */
+  grids?: readonly Grid[];
+  /** Its weights (`weights.<name>` in the scenario, `<name>` in the trace), editable at toy sizes: drawn
+   * from the seed they are the trace's; the first edit writes them all into the scenario and drops the
+   * fields that drew them (`drops`); `follow`: the weight whose columns a size of the size bar is. */
+  weights?: { names: readonly string[]; drops: readonly string[]; follow?: Record<string, string> };
+  /** Names of the size bar's sizes where they are not B, L_Q, L_K, E, E_k, D (multihead's d_q, d_k, d_v). */
+  dimLabels?: Record<string, string>;
 }
+
+/** A (B, L, d) input of its own: `key` in the scenario, its axes' size names (the size bar's). */
+export interface Grid { key: string; axes: readonly string[]; rowPrefix: string }
 
 export interface AlgorithmTraits extends PageTraits {
   /** The tensors it reads in the (B, L, H, E) layout, edited as grids with the size bar (the core's). */
@@ -143,7 +162,7 @@ export function traits(s: Scenario): AlgorithmTraits {
   const inner = catalogEntry(name)?.inner;
   if (!inner) return own;
   const chosen = traitsOf(String(s[inner.field] ?? inner.default));
-  return { ...own, masks: chosen.masks, scale: chosen.scale, prob: chosen.prob };
+  return { ...own, masks: chosen.masks, scale: chosen.scale, prob: chosen.prob, scaleUnused: chosen.scaleUnused };
 }
 
 /** ProbAttention's fields apply: the prob algorithm, or multihead with inner "prob". */

@@ -47,8 +47,14 @@ export interface Prop {
   /** A default that depends on the scenario (flash's block sizes), from the catalog. */
   defaultOf?: (s: Scenario) => unknown;
   initial?: (s: Scenario) => unknown;
+  /** Why the control cannot apply to this scenario (it is shown disabled, with the reason); for an
+   * enum, `option` names the one value that cannot (the others stay). */
+  /** Other controls show what it changes (multihead's num_heads: the default scale): drawn again on each edit. */
+  structural?: boolean;
+  disabled?: (s: Scenario) => { why: Text; option?: string } | null;
 }
 
+const FLOAT64_ONLY: Text = { en: 'float32 "not implemented yet" here (full and flash only)', zh: '此处 float32 "not implemented yet"（仅 full 与 flash）' };
 const hasMask = (s: Scenario) => traits(s).masks.length > 0;
 const maskIs = (...kinds: string[]) => (s: Scenario) => hasMask(s) && kinds.includes(maskKind(s));
 const reads = (tensor: 'q' | 'k' | 'v') => (s: Scenario) => traits(s).tensors.includes(tensor);
@@ -94,13 +100,15 @@ export const PROPS: readonly Prop[] = [
   { key: 'seed', kind: 'int', panel: 'options', label: { en: 'seed', zh: '随机种子' }, min: 0,
     applies: () => true, optional: true, default: 0 },
   { key: 'scale', kind: 'scale', panel: 'options', label: { en: 'scale', zh: '缩放 scale' },
-    applies: (s) => traits(s).scale === true, optional: true },
+    applies: (s) => traits(s).scale === true, optional: true,
+    disabled: (s) => { const why = traits(s).scaleUnused; return why ? { why } : null; } },
   // each algorithm's own rows (web/src/algorithms/<name>.ts), in the registry's order
   ...PAGE_ALGORITHMS.flatMap((a) => a.props ?? []),
   { key: 'trace', kind: 'enum', panel: 'options', label: { en: 'trace', zh: '追踪' }, options: () => ['full', 'context'],
     applies: () => true, optional: true, default: 'full' },
   { key: 'dtype', kind: 'enum', panel: 'options', label: { en: 'dtype', zh: '数据类型' }, options: () => ['float64', 'float32'],
-    applies: () => true, optional: true, default: 'float64' },
+    applies: () => true, optional: true, default: 'float64',
+    disabled: (s) => (traits(s).float32 ? null : { option: 'float32', why: FLOAT64_ONLY }) },
 ];
 
 export const PROP = Object.fromEntries(PROPS.map((p) => [p.key, p])) as Record<string, Prop>;

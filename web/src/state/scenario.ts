@@ -59,6 +59,7 @@ export type DimName = keyof Dims;
 /** The sizes the page lets you change: additive attention has its own key width. */
 export function dimNames(s: Scenario): DimName[] {
   const tr = traits(s);
+  if (tr.grids) return (['B', 'L_Q', 'L_K', 'E', 'E_k', 'D'] as const).filter((n) => tr.grids!.some((g) => g.axes.includes(n)));
   if (tr.sharedQK) return ['B', 'H', 'L_Q', 'E', 'D'];
   return tr.keyWidth ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
 }
@@ -67,6 +68,12 @@ export function dimNames(s: Scenario): DimName[] {
 export function dims(s: Scenario): Dims {
   const q = shapeOf(s.q), k = shapeOf(s.k), v = shapeOf(s.v);
   const or1 = (x: number | undefined) => (x && x > 0 ? x : 1);
+  const grids = traits(s).grids;
+  if (grids) { // an algorithm's own inputs (multihead's (B, L, d)): each size from the first grid that has it
+    const d: Dims = { B: 1, H: or1(Number(s.num_heads)), L_Q: 1, L_K: 1, E: 1, E_k: 1, D: 1 };
+    for (const g of [...grids].reverse()) g.axes.forEach((a, i) => { d[a as DimName] = or1(shapeOf(s[g.key])[i]); });
+    return d;
+  }
   return { B: or1(q[0]), L_Q: or1(q[1]), H: or1(q[2]), E: or1(q[3]), E_k: or1(k[3]), L_K: or1(k[1] ?? v[1]), D: or1(v[3]) };
 }
 
@@ -112,7 +119,12 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
     E_k: [['k', 3]],
     D: [['v', 3]],
   };
+  const tr = traits(s);
+  if (tr.grids) axes[dim] = tr.grids.flatMap((g) => g.axes.flatMap((a, i) => (a === dim ? [[g.key, i] as [string, number]] : [])));
   for (const [name, axis] of axes[dim]) if (s[name] !== undefined) s[name] = resizeAxis(s[name], axis, n);
+  // given weights whose columns are this width follow it (new columns 0)
+  const w = s.weights as Scenario | undefined, follows = tr.weights?.follow?.[dim];
+  if (w && typeof w === 'object' && follows && w[follows] !== undefined) w[follows] = resizeAxis(w[follows], 1, n);
   const allowed = get(s, 'mask.allowed');
   if (dim === 'L_Q' && allowed) set(s, 'mask.allowed', resizeAxis(allowed, 0, n, true));
   if (dim === 'L_K' && allowed) set(s, 'mask.allowed', resizeAxis(allowed, 1, n, true));

@@ -1,9 +1,9 @@
 // Controls generated from the property table (state.ts). DOM only: changes go out through
 // callbacks; the element decides what to recompute and re-render.
 import { h, newId } from '../dom';
-import { fmt, parseNumber } from '../format';
+import { parseNumber } from '../format';
 import type { Scenario } from '../engine/compute';
-import { PROPS, choicesOf, dims, get, shown, type Panel, type Prop } from '../state';
+import { PROPS, choicesOf, dims, get, shown, traits, type Panel, type Prop } from '../state';
 import { t, tx, type Lang } from '../i18n';
 
 export interface ControlContext {
@@ -15,13 +15,36 @@ export interface ControlContext {
   isInvalid: (key: string) => boolean;
 }
 
-function labelled(prop: Prop, lang: Lang, control: HTMLElement, extra?: HTMLElement | null): HTMLElement {
+/** Why `prop`'s control cannot apply to `s`, shown under it (its id for aria-describedby); null when it can. */
+function whyNot(prop: Prop, s: Scenario, lang: Lang, id: string) {
+  const no = prop.disabled?.(s);
+  return no ? { option: no.option, note: h('small', { class: 'help why-disabled', id: id + '-why', text: tx(lang, no.why) }) } : null;
+}
+
+/** Disables `control` (or its option `no.option`) and points it at the reason. */
+function disable(control: HTMLElement, no: ReturnType<typeof whyNot>): void {
+  if (!no) return;
+  const target = no.option !== undefined ? control.querySelector<HTMLOptionElement>(`option[value="${CSS.escape(no.option)}"]`) : control;
+  if (target) (target as HTMLInputElement | HTMLOptionElement).disabled = true;
+  const described = control.getAttribute('aria-describedby');
+  control.setAttribute('aria-describedby', described ? `${described} ${no.note.id}` : no.note.id);
+}
+
+function labelled(prop: Prop, lang: Lang, control: HTMLElement, extra?: HTMLElement | null, s?: Scenario): HTMLElement {
   const id = newId('c');
   control.id = id;
   const help = prop.help ? h('small', { class: 'help', id: id + '-help', text: tx(lang, prop.help) }) : null;
   if (help) control.setAttribute('aria-describedby', help.id);
+  const no = s ? whyNot(prop, s, lang, id) : null;
+  disable(control, no);
   return h('div', { class: `field field-${prop.kind}`, dataset: { field: prop.key } },
-    h('label', { attrs: { for: id }, text: tx(lang, prop.label) }), control, extra ?? null, help);
+    h('label', { attrs: { for: id }, text: tx(lang, prop.label) }), control, extra ?? null, help, no?.note ?? null);
+}
+
+/** 1/√d as text: "1/√20 ≈ 0.2236" ("1/√4 = 0.5" where 4 digits are exact). */
+export function scaleText(d: number): string {
+  const x = 1 / Math.sqrt(d), shown = Number(x.toPrecision(4));
+  return `1/√${d} ${shown === x ? '=' : '≈'} ${shown}`;
 }
 
 export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null {
@@ -35,7 +58,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       const select = h('select', { dataset: { key } },
         ...(prop.options?.(s) ?? []).map((o) => h('option', { value: o, text: text(o), selected: o === value })));
       select.addEventListener('change', () => ctx.set(key, select.value, true));
-      return labelled(prop, ctx.lang, select);
+      return labelled(prop, ctx.lang, select, null, s);
     }
     case 'bool': {
       const choices = choicesOf(prop);
@@ -76,7 +99,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
         }
         ctx.invalid(key, null);
         if (out) out.textContent = String(n);
-        ctx.set(key, n, false);
+        ctx.set(key, n, prop.structural === true);
       });
       if (!slider) return labelled(prop, ctx.lang, input);
       const field = labelled(prop, ctx.lang, input);
@@ -111,7 +134,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       return field;
     }
     case 'scale': {
-      const E = dims(s).E;
+      const E = traits(s).scaleWidth?.(s) ?? dims(s).E;
       const auto = get(s, key) === undefined;
       const id = newId('c');
       const box = h('input', { type: 'checkbox', id, checked: auto, dataset: { key: key + '.auto' } });
@@ -120,6 +143,9 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
         value: String(auto ? 1 / Math.sqrt(E) : value),
         attrs: { 'aria-label': 'scale', 'aria-invalid': ctx.isInvalid(key) ? 'true' : null },
       });
+      const no = whyNot(prop, s, ctx.lang, newId('c'));
+      if (no) box.disabled = true;
+      disable(num, no);
       box.addEventListener('change', () => {
         ctx.invalid(key, null);
         ctx.set(key, box.checked ? undefined : (parseNumber(num.value) ?? 1 / Math.sqrt(E)), true);
@@ -132,8 +158,8 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       });
       return h('div', { class: 'field field-scale', dataset: { field: key } },
         h('label', { attrs: { for: num.id = newId('c') }, text: tx(ctx.lang, prop.label) }), num,
-        h('label', { class: 'check', attrs: { for: id } }, box, ' ',
-          `${t(ctx.lang, 'scaleDefault')} = ${fmt(1 / Math.sqrt(E))}`));
+        h('label', { class: 'check', attrs: { for: id } }, box, ' ', `${t(ctx.lang, 'scaleDefault')} ${scaleText(E)}`),
+        no?.note ?? null);
     }
     default:
       return null; // tensors have their own editors

@@ -8,11 +8,16 @@ import { pathText } from '../state';
 const MAX_EDIT_CELLS = 1024;
 
 export interface TensorEditorOptions {
-  name: string;          // 'q' | 'k' | 'v'
+  name: string;          // 'q' | 'k' | 'v', 'queries', 'weights.W_q'
   title: string;
-  tensor: unknown;       // (B, L, H, E) nested
+  tensor: unknown;       // (B, L, H, E) nested; (B, L, d) without h; (rows, cols) or (n) with `matrix`
   b: number;
-  h: number;
+  /** The head of a (B, L, H, E) tensor; null for a (B, L, d) one. */
+  h: number | null;
+  /** A weight: the whole (rows, cols) matrix, a vector as one row. */
+  matrix?: boolean;
+  /** Over this many numbers the grid is not drawn: `tooLarge` says so (default 1024). */
+  max?: number;
   rowPrefix: string;     // row labels: q0, q1, ... / k0, ...
   colPrefix: string;     // column labels: e0 / d0
   /** Invalid cells: path -> message. */
@@ -22,12 +27,15 @@ export interface TensorEditorOptions {
 }
 
 export function tensorEditor(o: TensorEditorOptions): HTMLElement {
-  const rows = (at(o.tensor, [o.b]) as unknown[] | undefined) ?? [];
-  const cols = ((at(o.tensor, [o.b, 0, o.h]) as unknown[] | undefined) ?? []).length;
+  const vector = o.matrix === true && !Array.isArray(at(o.tensor, [0]));
+  const rows = (o.matrix ? (vector ? [o.tensor] : o.tensor) : at(o.tensor, [o.b])) as unknown[] | undefined ?? [];
+  const first = o.matrix ? rows[0] : at(o.tensor, o.h === null ? [o.b, 0] : [o.b, 0, o.h]);
+  const cols = ((first as unknown[] | undefined) ?? []).length;
+  const pathOf = (i: number, j: number) => (o.matrix ? (vector ? [j] : [i, j]) : o.h === null ? [o.b, i, j] : [o.b, i, o.h, j]);
   const fig = h('figure', { class: 'editor', dataset: { tensor: o.name } },
     h('figcaption', null, h('span', { class: 'fig-title', text: o.title }),
-      h('span', { class: 'fig-caption', text: `${rows.length} × ${cols}` })));
-  if (rows.length * cols > MAX_EDIT_CELLS) {
+      h('span', { class: 'fig-caption', text: vector ? String(cols) : `${rows.length} × ${cols}` })));
+  if (rows.length * cols > (o.max ?? MAX_EDIT_CELLS)) {
     fig.append(h('p', { class: 'note', text: o.tooLarge }));
     return fig;
   }
@@ -37,9 +45,9 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
   table.append(h('thead', null, head));
   const body = h('tbody');
   rows.forEach((_, i) => {
-    const tr = h('tr', null, h('th', { attrs: { scope: 'row' }, text: `${o.rowPrefix}${i}` }));
+    const tr = h('tr', null, h('th', { attrs: { scope: 'row' }, text: vector ? o.rowPrefix : `${o.rowPrefix}${i}` }));
     for (const j of range(cols)) {
-      const path = [o.b, i, o.h, j];
+      const path = pathOf(i, j);
       const key = pathText(o.name, path);
       const value = at(o.tensor, path);
       const bad = o.invalid.get(key);

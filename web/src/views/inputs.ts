@@ -3,12 +3,13 @@
 // controls and the scenario JSON. Each edit goes to the Session; the element is told what it
 // changed (`update`) and draws again. Keyboard focus stays where it was. DOM only.
 import type { Preset } from '../engine/compute';
-import { PROP, changedPitfalls, sliceSizes, traits, type Session } from '../state';
+import { PITFALL_KEYS, PROP, changedPitfalls, get, isProb, sliceSizes, traits, type Session } from '../state';
 import { h } from '../dom';
-import { prettyJson } from '../format';
+import { at, prettyJson } from '../format';
 import { t, type Lang } from '../i18n';
 import { propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
+import { tensorEditor } from './grid-editor';
 import { fill, part } from './layout';
 import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './panels';
 
@@ -80,7 +81,9 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   if (mask) mask.hidden = !PROP['mask.kind'].applies(s);
 
   fill(part(root, 'options'), [h('h2', { class: 'sub', text: t(lang, 'options') }),
-    ...propControls('options', ctx, o.probPanel ? ['seed'] : []), errorSlot('options')]);
+    ...propControls('options', ctx, o.probPanel ? ['seed'] : []),
+    // ProbAttention inside another algorithm (multihead's inner "prob"): its factor and attn here
+    ...(o.probPanel || !isProb(s) ? [] : propControls('prob', ctx, ['sample_index', ...PITFALL_KEYS])), errorSlot('options')]);
 
   const bar = part(root, 'slice');
   const { B, H } = sliceSizes(s, session.trace);
@@ -92,10 +95,22 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
 
   const tensors = part(root, 'tensors');
   if (tensors) {
-    tensors.hidden = traits(s).tensors.length === 0;
+    const tr = traits(s);
+    tensors.hidden = tr.tensors.length === 0 && !tr.grids;
+    const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); },
-      onEdit: (name, path, text) => edited(session.editCell(name, path, text)) }));
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit }).filter((x) => x !== null));
+    own.delete(root);
+    if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
+      const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
+      if (ownInputs) mount(ownInputs);
+      else void import('./own-inputs').then((m) => {
+        ownInputs = m;
+        if (!tensors.isConnected || session.scenario !== s) return;
+        mount(m);
+        if (focused) root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+      });
+    }
   }
 
   const prob = part(root, 'prob');
@@ -124,14 +139,25 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   }
 }
 
+type OwnInputs = typeof import('./own-inputs');
+let ownInputs: OwnInputs | null = null;
+const editors = { tensorEditor, errorSlot };
+/** Each root's own inputs (multihead's, additive's weights): drawn again after a new trace. */
+const own = new WeakMap<ShadowRoot, () => void>();
+
+/** After a new trace: the weights the seed drew (the trace's) drawn again; the scenario's own stay. */
+export function refreshWeights(root: ShadowRoot): void {
+  own.get(root)?.();
+}
+
 /** Writes the scenario's numbers into the tensor grids' cells; false when a grid is missing one
  * (a new value of q, k or v only: the grids need not be built again). */
 export function refreshCells(root: ShadowRoot, session: Session): boolean {
   const s = session.scenario;
   for (const input of root.querySelectorAll<HTMLInputElement>('.panel-tensors input[data-path]')) {
-    const m = /^([a-z]+)\[(\d+)\]\[(\d+)\]\[(\d+)\]\[(\d+)\]$/.exec(input.dataset.path ?? '');
+    const m = /^([a-z_.A-Z]+)((?:\[\d+\])+)$/.exec(input.dataset.path ?? '');
     if (!m) return false;
-    const v = (s[m[1]] as number[][][][] | undefined)?.[+m[2]]?.[+m[3]]?.[+m[4]]?.[+m[5]];
+    const v = at(get(s, m[1]), m[2].slice(1, -1).split('][').map(Number));
     if (typeof v !== 'number') return false;
     if (Number(input.value) !== v || input.value.trim() === '') input.value = String(v);
   }

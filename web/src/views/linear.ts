@@ -18,6 +18,14 @@ const T = {
   softmaxCaption: { en: 'full attention on the same inputs', zh: '相同输入上的完整 attention' },
   featuresK: { en: 'φ(K): features of the keys', zh: 'φ(K)：键的特征' },
 } satisfies Record<string, Text>;
+
+/** What the features of each map are, and why sim ≥ 0 (cosine1's features themselves can be negative). */
+const FEATURES: Record<string, Text> = {
+  elu1: { en: 'elu(x) + 1 > 0: positive, so every sim > 0', zh: 'elu(x) + 1 > 0：全为正，因此 sim 恒 > 0' },
+  relu: { en: 'max(x, 0) ≥ 0: non-negative, so every sim ≥ 0', zh: 'max(x, 0) ≥ 0：非负，因此 sim 恒 ≥ 0' },
+  softmax_qk: { en: 'softmax rows: positive, so every sim > 0', zh: 'softmax 的行：全为正，因此 sim 恒 > 0' },
+  cosine1: { en: '[1, x / |x|]: entries may be negative; sim = 1 + cos(q, k) ≥ 0 all the same', zh: '[1, x / |x|]：分量可以为负；但 sim = 1 + cos(q, k) 仍 ≥ 0' },
+};
 /** A string of this view's table, else the page's. */
 const t = viewText(T);
 
@@ -100,9 +108,10 @@ export function linearView(o: LinearViewOptions): HTMLElement {
     h('p', { class: 'intro', text: t(lang, 'linearIntro') }),
     h('p', { class: 'formula mono', dataset: { field: 'sim' }, text: SIM[map] ? tx(lang, SIM[map]) : map }));
   root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: `${t(lang, 'impliedWeights')} (${map})` }));
+  const featuresCaption = FEATURES[map] ? tx(lang, FEATURES[map]) : t(lang, 'featuresCaption');
   const features = h('div', { class: 'maps' },
-    blhMap(trace, 'features_q', t(lang, 'featuresQ'), t(lang, 'featuresCaption'), b, hh, 'q', 'f'),
-    blhMap(trace, 'features_k', t(lang, 'featuresK'), t(lang, 'featuresCaption'), b, hh, 'k', 'f'));
+    blhMap(trace, 'features_q', t(lang, 'featuresQ'), featuresCaption, b, hh, 'q', 'f'),
+    blhMap(trace, 'features_k', t(lang, 'featuresK'), featuresCaption, b, hh, 'k', 'f'));
   if (features.childElementCount) root.append(features);
   root.append(approxPanel({ trace, lang, b, h: hh, name: `linear (${map})` }));
   return root;

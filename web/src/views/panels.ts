@@ -107,23 +107,25 @@ export interface TensorsPanelOptions {
 }
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
-export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
+export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const { lang } = o;
   const s = o.scenario;
   const d = dims(s);
+  const tr = traits(s), labels = tr.dimLabels ?? {};
   const dimBar = h('div', { class: 'dims', attrs: { role: 'group', 'aria-label': t(lang, 'sizes') } });
   for (const name of dimNames(s)) {
     const minus = h('button', { type: 'button', text: '−', disabled: d[name] <= 1, dataset: { key: `dim.${name}.minus` },
-      attrs: { 'aria-label': `${t(lang, 'decrease')} ${name}` } });
+      attrs: { 'aria-label': `${t(lang, 'decrease')} ${labels[name] ?? name}` } });
     const plus = h('button', { type: 'button', text: '+', disabled: d[name] >= DIM_MAX[name], dataset: { key: `dim.${name}.plus` },
-      attrs: { 'aria-label': `${t(lang, 'increase')} ${name}` } });
+      attrs: { 'aria-label': `${t(lang, 'increase')} ${labels[name] ?? name}` } });
     minus.addEventListener('click', () => o.onResize(name, d[name] - 1));
     plus.addEventListener('click', () => o.onResize(name, d[name] + 1));
     dimBar.append(h('span', { class: 'dim', dataset: { dim: name } },
-      h('span', { class: 'dim-name', text: name }), minus, h('output', { text: String(d[name]) }), plus));
+      h('span', { class: 'dim-name', text: labels[name] ?? name }), minus, h('output', { text: String(d[name]) }), plus));
   }
   const editors = h('div', { class: 'editors' });
-  for (const name of traits(s).tensors) {
+  // an algorithm's own inputs (multihead's) are views/own-inputs.ts's
+  for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined) continue;
     editors.append(h('div', { class: 'editor-box' }, tensorEditor({
       name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
@@ -131,8 +133,9 @@ export function tensorsPanel(o: TensorsPanelOptions): HTMLElement[] {
     }), errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
-    h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
+    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
 }
+
 
 export interface ProbControlsOptions {
   ctx: ControlContext;
