@@ -6,7 +6,8 @@ import { h } from '../dom';
 import type { Trace } from '../engine/compute';
 import { at, shapeOf } from '../format';
 import type { Lang } from '../i18n';
-import { toggleSample, toggleTop, type GivenIndexKey } from '../state/prob';
+import type { GivenIndexKey } from '../state/prob';
+import { toggleSample, toggleTop } from '../state/prob-clicks';
 import { lazyPart, type LazyPart } from './patch';
 import { pitfallHint, pitfallView } from './pitfalls';
 import { probView, t, tf } from './prob';  // t, tf: prob's strings
