@@ -16,6 +16,7 @@
 //   6.   optimizer.step(): Adam, torch's defaults (betas 0.9, 0.999, eps 1e-8)
 //   7. the epoch's loss: sum of l over the epoch / number of valid target tokens (d2l's metric)
 // then predict_seq2seq (greedy) on the held-out example.
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -128,12 +129,17 @@ Seq2SeqTrainResult train_seq2seq(Seq2SeqParams& params, const Seq2SeqTraining& t
   Rng rng(tr.seed, RngStream::data);
   const Seq2SeqExamples data = seq2seq_examples(tr, vocab, rng, N);
 
-  // The held-out example: the next draw whose words are no training example's (at most 1000 tries).
+  // The held-out example: the next draw whose words are no training example's and no palindrome
+  // (a palindrome, "w4 w4", is its own reverse: reverse and copy would answer it alike); at most
+  // 1000 tries (with max_len 1 or one word every sentence is a palindrome: the last draw).
   std::set<std::vector<std::int64_t>> seen;
   for (std::size_t i = 0; i < N; ++i)
     seen.insert(std::vector<std::int64_t>(&data.src(i, 0), &data.src(i, 0) + data.src_valid_len(i) - 1));
+  const auto usable = [&](const Sentence& s) {
+    return !seen.count(s.words) && !std::equal(s.words.begin(), s.words.end(), s.words.rbegin());
+  };
   Sentence held = draw_sentence(tr, vocab, rng);
-  for (int tries = 1; tries < 1000 && seen.count(held.words); ++tries) held = draw_sentence(tr, vocab, rng);
+  for (int tries = 1; tries < 1000 && !usable(held); ++tries) held = draw_sentence(tr, vocab, rng);
   Seq2SeqExamples held_ex = empty_examples(tr, 1);
   write_example(tr, held, held_ex, 0);
   result.heldout_src = xt::view(held_ex.src, 0, xt::all());

@@ -61,6 +61,21 @@ json masked_softmax_demo(const json& valid_lens) {
           {"mask", {{"kind", "valid_lens"}, {"valid_lens", valid_lens}}}};
 }
 
+// d2l's DotProductAttention example (seed 003): queries (2, 1, 2) drawn normal (SplitMix64, data
+// stream of seed 0, rounded to 3 digits), keys ones((2, 10, 2)), values arange(40).reshape(1, 10,
+// 4) for both batch items, valid_lens [2, 6]; the scale is d2l's 1/sqrt(d), the default.
+json d2l_dot_product_demo() {
+  Rng rng(0, RngStream::data);
+  json v = json::array();
+  for (int b = 0; b < 2; ++b) {
+    json vb = json::array();
+    for (int j = 0; j < 10; ++j) vb.push_back(json::array({json::array({4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3})}));
+    v.push_back(vb);
+  }
+  return {{"algorithm", "full"}, {"q", normal_nested(rng, {2, 1, 1, 2})}, {"k", constant_nested({2, 10, 1, 2}, 1.0)},
+          {"v", v}, {"mask", {{"kind", "valid_lens"}, {"valid_lens", {2, 6}}}}};
+}
+
 json sparse_pattern_demo(const json& mask) {
   Rng rng(3, RngStream::data);
   json s = {{"algorithm", "full"}};
@@ -91,6 +106,21 @@ std::vector<Preset> full_presets() {
                "A 2-D valid_lens gives one length per query: row (0,0) keeps 1 key (weight 1.0), row (0,1) "
                "3 keys, row (1,0) 2 keys, row (1,1) all 4.",
                masked_softmax_demo({{1, 3}, {2, 4}})});
+  p.push_back({"d2l-dot-product", "d2l DotProductAttention, valid_lens [2, 6]", "d2l DotProductAttention,valid_lens [2, 6]",
+               "DotProductAttention with d2l's inputs: one random query per batch item, ten keys that are all "
+               "ones, values arange(40) in rows of 4, scale 1/sqrt(d). Every key scores the same against a "
+               "query, so masked_softmax spreads the weight evenly over the valid keys (1/2 in item 0, 1/6 in "
+               "item 1, exactly 0 beyond). The context is the mean of those values: [2, 3, 4, 5] and [10, 11, "
+               "12, 13], as d2l prints, whatever the queries.",
+               d2l_dot_product_demo()});
+  p.push_back({"self-attention", "Self-attention: queries = keys = values = X", "自注意力:查询 = 键 = 值 = X",
+               "d2l's self-attention: every token x_i is a query, a key and a value at once (here X = the "
+               "ProbAttention note's Q, [1, 0], [0, 1], [1, 1], [2, 0]). The scores X X^T / sqrt(2) are "
+               "symmetric, the weights are not (each row is normalised on its own): x0 gives x3 0.449, more than "
+               "itself (0.221), while x3 keeps 0.647 for itself. Each output is a mix of the tokens: x1 becomes "
+               "[0.830, 0.670].",
+               json::parse(R"({"algorithm": "full", "q": [[[[1, 0]], [[0, 1]], [[1, 1]], [[2, 0]]]],
+                   "k": [[[[1, 0]], [[0, 1]], [[1, 1]], [[2, 0]]]], "v": [[[[1, 0]], [[0, 1]], [[1, 1]], [[2, 0]]]]})")});
   p.push_back({"sparse-local", "Local self-attention: |i - j| <= 2", "局部自注意力:|i - j| <= 2",
                "Each query attends only to itself and the 2 keys on either side (2k + 1 = 5 keys): the cost "
                "grows like k n instead of n^2, and long-range links are gone.",

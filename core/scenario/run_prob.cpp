@@ -139,6 +139,21 @@ std::vector<Preset> prob_presets() {
                "\"causal_initial\": \"mean\"), and each selected query i attends only to keys j <= i.",
                prob_toy(true)});
   {
+    json s = prob_toy(false);
+    s["top_index"] = json::array({0, 2});
+    s["scale"] = 1;
+    p.push_back({"prob-seed-walkthrough", "The note's walk-through as written: index = [0, 2], scale 1",
+                 "笔记中的逐步演算原样:index = [0, 2],scale 1",
+                 "The ProbAttention note's steps 8.3 and 10.3 by its own numbers: top_index [0, 2] is given, not "
+                 "ranked (the sampled M [0.5, 1, 1.25, 1] would pick q2 and q1), and the scale is 1. Against all "
+                 "keys scores_top is [1, 0, 1, 1] for q0 and [1, 1, 2, 0] for q2, so the exact M (sparsity_exact) "
+                 "is 1 - 0.75 = 0.25 and 2 - 1 = 1. Their softmax [0.297, 0.109, 0.297, 0.297] and [0.197, 0.197, "
+                 "0.534, 0.072] give the context [25.94, 26.94] for q0 and [24.82, 25.82] for q2 (the note rounds "
+                 "the weights to [0.3, 0.1, 0.3, 0.3] and [0.2, 0.2, 0.5, 0.1] and gets [26, 27] and [25, 26]); "
+                 "q1 and q3 keep the mean of V, [25, 26].",
+                 s});
+  }
+  {
     Rng rng(0, RngStream::data);
     json s = {{"algorithm", "prob"}, {"factor", 1}, {"output_attention", true}};
     s["q"] = normal_nested(rng, {2, 8, 1, 2});

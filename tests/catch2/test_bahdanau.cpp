@@ -4,6 +4,7 @@
 // and training, are the fixtures in tests/fixtures/bahdanau/, run by test_fixtures.cpp.)
 #include "helpers.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -252,6 +253,34 @@ TEST_CASE("bahdanau: training is deterministic, and progress can stop it") {
   });
   CHECK(seen == std::vector<std::size_t>{0, 1, 2});
   CHECK(r.loss.size() == 3);
+}
+
+TEST_CASE("bahdanau: the held-out example tells reverse from copy (no palindrome, no training example)") {
+  // two words (vocab 6) of 2-3: a third of the draws are palindromes ("w4 w4", "w5 w4 w5")
+  std::size_t redrawn = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    Rng rng(seed, RngStream::weights);
+    Seq2SeqParams p = seq2seq_init(rng, {6, 6, 2, 2, 1});
+    // task, n_examples, epochs, batch_size, min_len, max_len, lr, seed
+    const Seq2SeqTraining tr{Seq2SeqTask::reverse, 3, 1, 3, 2, 3, 0.0, seed};
+    const auto r = train_seq2seq(p, tr, {});
+    const auto L = static_cast<std::size_t>(r.heldout_valid_len - 1);
+    const std::vector<std::int64_t> words(r.heldout_src.data(), r.heldout_src.data() + L);
+    const std::vector<std::int64_t> target(r.heldout_target.data(), r.heldout_target.data() + L);
+    INFO("seed " << seed);
+    CHECK(std::vector<std::int64_t>(words.rbegin(), words.rend()) == target);  // reverse's answer
+    CHECK(words != target);                                                   // which is not copy's
+    // the first draw after the examples, when it is no palindrome, is the one kept
+    Rng data(seed, RngStream::data);
+    seq2seq_examples(tr, 6, data, 3);
+    const auto first = seq2seq_examples(tr, 6, data, 1);
+    if (!std::equal(first.src.data(), first.src.data() + first.src.size(), r.heldout_src.data())) ++redrawn;
+  }
+  CHECK(redrawn > 0);  // some seeds drew a palindrome (or a training example) first
+  // one-word sentences are all palindromes: the last draw is kept
+  Rng rng(0, RngStream::weights);
+  Seq2SeqParams p = seq2seq_init(rng, {6, 6, 2, 2, 1});
+  CHECK(train_seq2seq(p, {Seq2SeqTask::reverse, 2, 1, 2, 1, 1, 0.0, 0}, {}).heldout_valid_len == 2);
 }
 
 TEST_CASE("bahdanau: labels give seq_loss, gradients: true the gradients of its sum") {

@@ -48,6 +48,55 @@ TEST_CASE("d2l masked softmax 2-D: valid_lens [[1,3],[2,4]]") {
   CHECK(at(t["weights"], {1, 0, 1, 3}) > 0.0);
 }
 
+TEST_CASE("d2l-dot-product: DotProductAttention with valid_lens [2, 6] gives [2, 3, 4, 5] and [10, 11, 12, 13]") {
+  const json& s = find_preset("d2l-dot-product")->scenario;
+  const json t = run_preset("d2l-dot-product");
+  CHECK(t["shapes"]["context"] == json::array({2, 1, 1, 4}));
+  CHECK(s.count("scale") == 0);  // d2l's 1/sqrt(d), the default
+  // the keys are all ones: every valid key scores the same, so the weights are 1/2 and 1/6
+  const std::size_t lens[2] = {2, 6};
+  for (std::size_t b = 0; b < 2; ++b) {
+    const double q0 = s["q"][b][0][0][0].get<double>(), q1 = s["q"][b][0][0][1].get<double>();
+    for (std::size_t j = 0; j < 10; ++j) {
+      CHECK(at(t["scores"], {b, 0, 0, j}) == Approx((q0 + q1) / std::sqrt(2.0)).epsilon(1e-14));
+      CHECK(at(t["weights"], {b, 0, 0, j}) == (j < lens[b] ? Approx(1.0 / lens[b]).epsilon(1e-14) : Approx(0.0).margin(0)));
+    }
+  }
+  for (std::size_t d = 0; d < 4; ++d) {
+    CHECK(at(t["context"], {0, 0, 0, d}) == Approx(2.0 + d).epsilon(1e-14));
+    CHECK(at(t["context"], {1, 0, 0, d}) == Approx(10.0 + d).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("self-attention: queries = keys = values = X; symmetric scores, row-normalised weights") {
+  const json& s = find_preset("self-attention")->scenario;
+  CHECK(s["q"] == s["k"]);
+  CHECK(s["k"] == s["v"]);
+  const json t = run_preset("self-attention");
+  const double X[4][2] = {{1, 0}, {0, 1}, {1, 1}, {2, 0}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    double z = 0, e[4];
+    for (std::size_t j = 0; j < 4; ++j) {
+      const double sij = (X[i][0] * X[j][0] + X[i][1] * X[j][1]) / std::sqrt(2.0);
+      CHECK(at(t["scores"], {0, 0, i, j}) == Approx(sij).epsilon(1e-14));
+      CHECK(at(t["scores"], {0, 0, i, j}) == at(t["scores"], {0, 0, j, i}));
+      z += (e[j] = std::exp(sij));
+    }
+    for (std::size_t d = 0; d < 2; ++d) {
+      double c = 0;
+      for (std::size_t j = 0; j < 4; ++j) c += e[j] / z * X[j][d];
+      CHECK(at(t["context"], {0, i, 0, d}) == Approx(c).epsilon(1e-14));
+    }
+  }
+  // the description's numbers
+  CHECK(at(t["weights"], {0, 0, 0, 3}) == Approx(0.449).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 0}) == Approx(0.221).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 3, 3}) == Approx(0.647).margin(5e-4));
+  CHECK(at(t["context"], {0, 1, 0, 0}) == Approx(0.830).margin(5e-4));
+  CHECK(at(t["context"], {0, 1, 0, 1}) == Approx(0.670).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 3}) != at(t["weights"], {0, 0, 3, 0}));  // not symmetric
+}
+
 namespace {
 json random_scenario(unsigned seed, std::size_t L, const json& mask) {
   Rng rng(seed, RngStream::data);

@@ -416,6 +416,40 @@ TEST_CASE("prob top_index given: the seed's walk-through fixes index = [0, 2]") 
     CHECK(t3["updated_rows"][b][0] == json::parse("[false, true, false, false, true, false, false, true]"));
 }
 
+TEST_CASE("prob-seed-walkthrough: the note's numbers as written (index [0, 2], scale 1)") {
+  const json t = run_preset("prob-seed-walkthrough");
+  const json& s = find_preset("prob-seed-walkthrough")->scenario;
+  CHECK(s["top_index"] == json::parse("[0, 2]"));
+  CHECK(s["scale"] == 1);
+  CHECK(t["top_index"] == json::parse("[[[0, 2]]]"));
+  // given, not ranked: the sampled M would pick q2 and q1
+  CHECK(t["sparsity"][0][0] == json::parse("[0.5, 1.0, 1.25, 1.0]"));
+  // scale 1: scores_top is q.k itself, [1, 0, 1, 1] and [1, 1, 2, 0] (8.3)
+  CHECK(t["scores_top"] == json::parse("[[[[1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 2.0, 0.0]]]]"));
+  // the exact M: max - mean against all keys, 1 - 0.75 and 2 - 1
+  CHECK(t["sparsity_exact"][0][0] == json::parse("[0.25, 0.75, 1.0, 0.5]"));
+  // 10.3: softmax of the scores times V; q0 -> [25.94, 26.94], q2 -> [24.82, 25.82], the rest the mean of V
+  const double V[4][2] = {{10, 11}, {20, 21}, {30, 31}, {40, 41}};
+  const double qk[2][4] = {{1, 0, 1, 1}, {1, 1, 2, 0}};
+  const std::size_t rows[2] = {0, 2};
+  for (std::size_t r = 0; r < 2; ++r) {
+    double z = 0;
+    for (double x : qk[r]) z += std::exp(x);
+    for (std::size_t d = 0; d < 2; ++d) {
+      double c = 0;
+      for (std::size_t j = 0; j < 4; ++j) c += std::exp(qk[r][j]) / z * V[j][d];
+      CHECK(at(t["context"], {0, rows[r], 0, d}) == Approx(c).epsilon(1e-14));
+      CHECK(at(t["weights_top"], {0, 0, r, 0}) == Approx(std::exp(qk[r][0]) / z).epsilon(1e-14));
+    }
+  }
+  CHECK(at(t["context"], {0, 0, 0, 0}) == Approx(25.94).margin(5e-3));
+  CHECK(at(t["context"], {0, 0, 0, 1}) == Approx(26.94).margin(5e-3));
+  CHECK(at(t["context"], {0, 2, 0, 0}) == Approx(24.82).margin(5e-3));
+  CHECK(t["context"][0][1][0] == json::parse("[25.0, 26.0]"));
+  CHECK(t["context"][0][3][0] == json::parse("[25.0, 26.0]"));
+  CHECK(t["updated_rows"][0][0] == json::parse("[true, false, true, false]"));
+}
+
 TEST_CASE("prob top_index errors name top_index or top_index[i]") {
   json s = find_preset("prob-toy")->scenario;
   s["top_index"] = json::array({0, 2, 1});

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
+import { afterTrace as traced, assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -28,17 +28,7 @@ async function openPreset(t, name) {
   return { scenario, expected: wasm.run(scenario) };
 }
 
-/** Waits until the element has recomputed after an action, then returns its scenario. */
-async function afterTrace(action) {
-  await page.evaluate(() => {
-    window.__traced = false;
-    document.querySelector('attention-playground').addEventListener('trace', () => { window.__traced = true; }, { once: true });
-  });
-  await action();
-  await page.waitForFunction(() => window.__traced);
-  await settle(page);
-  return scenarioOf(page);
-}
+const afterTrace = (action) => traced(page, action);
 
 const costText = (c) => new RegExp(`^${c.dot_products} / ${c.dense_dot_products} q·k products \\(${Number((100 * c.dot_products / c.dense_dot_products).toFixed(1))}%\\)$`);
 

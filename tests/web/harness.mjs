@@ -76,6 +76,19 @@ export async function setScenario(page, scenario, timeout = 30000) {
   await settle(page);
 }
 
+/** Runs `action`, waits until the first element has recomputed (its `trace` event), settles, and
+ * returns its scenario. */
+export async function afterTrace(page, action) {
+  await page.evaluate(() => {
+    window.__traced = false;
+    document.querySelector('attention-playground').addEventListener('trace', () => { window.__traced = true; }, { once: true });
+  });
+  await action();
+  await page.waitForFunction(() => window.__traced);
+  await settle(page);
+  return scenarioOf(page);
+}
+
 /** A (1, L, 1, width) tensor of numbers in [-1, 1) with 3 decimals, from a seeded LCG (no
  * Math.random: a failure reproduces). */
 export function seededTensor(L, width, seed) {

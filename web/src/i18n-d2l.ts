@@ -144,6 +144,9 @@ const D = {
   featureScoresTitle: { en: 'scores = features · w_v', zh: '分数 scores = features · w_v' },
   featureScoresCaption: { en: 'the trace\'s scores, before the mask', zh: '追踪中的分数（掩码之前）' },
   featureCheck: { en: 'features · w_v (the trace\'s w_v) against the trace\'s scores: max difference {e}', zh: 'features · w_v（用追踪中的 w_v）与追踪中的分数之差的最大值：{e}' },
+  // seeds (issue 14 item 7): the other task's answer beside the held-out target
+  otherCopy: { en: 'copy would answer', zh: '复制任务会答' },
+  otherReverse: { en: 'reverse would answer', zh: '反转任务会答' },
 } satisfies Record<string, Text>;
 
 export type D2lKey = keyof typeof D;

@@ -10,6 +10,9 @@ const props: Prop[] = [
   // kept or put aside by its shape, which only the core knows (prob.ts fitSamples), never by normalise
   { key: 'sample_index', kind: 'index', panel: 'prob', label: { en: 'sample_index', zh: 'sample_index（抽样下标）' },
     applies: isProb, optional: true },
+  // given: the selected queries, not ranked by M (views/prob.ts: click a query); kept as sample_index is
+  { key: 'top_index', kind: 'index', panel: 'prob', label: { en: 'top_index', zh: 'top_index（入选查询）' },
+    applies: isProb, optional: true },
   { key: 'output_attention', kind: 'bool', panel: 'prob', label: { en: 'output_attention (attn)', zh: 'output_attention（输出 attn）' },
     applies: isProb, optional: true, default: false },
   { key: 'causal_initial', kind: 'enum', panel: 'prob',

@@ -5,38 +5,54 @@
 import { clone, shapeOf } from '../format';
 import type { Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { PROP, isProb, type Stash } from './props';
-import { get } from './scenario';
+import { dims, get } from './scenario';
 
 type Run = (s: Scenario) => Outcome;
 
-// ---- sample_index ----
+// ---- sample_index and top_index ----
 
-/** The keys whose change can change the shape of sample_index (L and H changes drop it: resize). */
+/** The keys whose change can change the shape of sample_index or top_index (L and H changes drop
+ * sample_index: resize). */
 export const SAMPLE_SHAPE_KEYS: readonly string[] = ['algorithm', 'inner', 'factor', 'sample_per_head'];
 
+/** The given indices fitSamples keeps while they fit, else puts aside. */
+export const GIVEN_INDEX_KEYS = ['sample_index', 'top_index'] as const;
+export type GivenIndexKey = (typeof GIVEN_INDEX_KEYS)[number];
+
 /**
- * Keeps a sample_index (the scenario's, else the one put aside) while its shape is the one the core
- * draws for the scenario ((L_Q, U_part), or (H, L_Q, U_part) with sample_per_head), puts it aside
- * otherwise. The shape is the core's estimate's (sizes.sample_index) of the scenario without
- * sample_index: nothing is run. When the core cannot estimate it (an error elsewhere) nothing
- * moves. Mutates s and stash.
+ * Keeps a given sample_index and top_index (the scenario's, else the one put aside) while each fits
+ * the shapes the core would use for the scenario ((L_Q, U_part), or (H, L_Q, U_part) with
+ * sample_per_head; u distinct queries < L_Q), puts it aside otherwise: a factor change then
+ * redraws from the seed / ranks by M instead of failing, and the given one comes back when it fits
+ * again (Informer draws its samples anew on every call and ranks its queries itself: a fixed index
+ * is the walk-through's, kept only where it means the same thing). The sizes are the core's
+ * estimate's (sizes.sample_index, sizes.u) of the scenario without either: nothing is run. When
+ * the core cannot estimate it (an error elsewhere) nothing moves. Mutates s and stash.
  */
 export function fitSamples(s: Scenario, stash: Stash, estimate: (s: Scenario) => Estimate | null): void {
-  if (!isProb(s) || (s.sample_index === undefined && stash.sample_index === undefined)) return;
+  if (!isProb(s) || GIVEN_INDEX_KEYS.every((key) => s[key] === undefined && stash[key] === undefined)) return;
   const probe = { ...s };
-  delete probe.sample_index;
-  const want = estimate(probe)?.sizes.sample_index;
+  for (const key of GIVEN_INDEX_KEYS) delete probe[key];
+  const sizes = estimate(probe)?.sizes;
+  const want = sizes?.sample_index;
   if (!Array.isArray(want)) return;
-  const fits = (index: unknown) => {
-    const have = shapeOf(index);
-    return have.length === want.length && have.every((n, i) => n === want[i]);
+  const L_Q = dims(s).L_Q;
+  const fits: Record<GivenIndexKey, (index: unknown) => boolean> = {
+    sample_index: (index) => {
+      const have = shapeOf(index);
+      return have.length === want.length && have.every((n, i) => n === want[i]);
+    },
+    top_index: (index) => Array.isArray(index) && index.length === sizes?.u && new Set(index).size === index.length &&
+      index.every((i) => Number.isInteger(i) && i >= 0 && i < L_Q),
   };
-  if (s.sample_index !== undefined && !fits(s.sample_index)) {
-    stash.sample_index = s.sample_index;
-    delete s.sample_index;
-  } else if (s.sample_index === undefined && fits(stash.sample_index)) {
-    s.sample_index = stash.sample_index;
-    delete stash.sample_index;
+  for (const key of GIVEN_INDEX_KEYS) {
+    if (s[key] !== undefined && !fits[key](s[key])) {
+      stash[key] = s[key];
+      delete s[key];
+    } else if (s[key] === undefined && stash[key] !== undefined && fits[key](stash[key])) {
+      s[key] = stash[key];
+      delete stash[key];
+    }
   }
 }
 

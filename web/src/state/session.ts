@@ -6,7 +6,7 @@
 import { clone, parseNumber } from '../format';
 import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
-import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type PitfallComparison } from './prob';
+import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type GivenIndexKey, type PitfallComparison } from './prob';
 import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
@@ -42,8 +42,8 @@ export class Session {
   modified = false;
   /** The latest good trace: it stays while the scenario has an error. */
   trace: Trace | null = null;
-  /** The scenario of `trace` (el.explain reads its inputs: an edit replaces the scenario, never changes it). */
-  traceScenario: Scenario = {};
+  /** The scenario the latest good trace is of (its factor, say, while the scenario has an error; el.explain reads its inputs). */
+  traced: Scenario = {};
   /** The core's error about the current scenario. */
   error: FieldError | null = null;
   /** What the page could not read, by control key ("k[0][2][0][0]"): never sent to the core. */
@@ -206,10 +206,26 @@ export class Session {
     this.edit(next);
   }
 
-  /** A size of the size bar; a change of L or H drops sample_index (the core draws a new one). */
+  /** A size of the size bar; a change of L or H drops sample_index (the core draws a new one); a
+   * given top_index is kept while it fits (fitSamples). */
   resize(dim: DimName, n: number): void {
     if (dim === 'B' || dim === 'H' || dim === 'L_Q' || dim === 'L_K') delete this.#stash.sample_index;
-    this.edit(resize(this.scenario, dim, n));
+    this.edit(resize(this.scenario, dim, n), true);
+  }
+
+  /** ProbAttention's given sample_index or top_index (state/prob.ts toggleSample, toggleTop), or
+   * undefined: drawn from the seed / ranked by M. Whatever was put aside for it is forgotten. */
+  setGivenIndex(key: GivenIndexKey, value: unknown[] | undefined): void {
+    const next = clone(this.scenario);
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+    delete this.#stash[key];
+    this.edit(next);
+  }
+
+  /** A given sample_index or top_index put aside because it does not fit the scenario (fitSamples). */
+  putAside(key: GivenIndexKey): unknown {
+    return this.#stash[key];
   }
 
   /** Text typed into a tensor's cell. Returns false when it is no number (kept as the cell's error). */
@@ -378,7 +394,7 @@ export class Session {
     if (out.ok) {
       this.error = null;
       this.trace = out.trace;
-      this.traceScenario = this.scenario;
+      this.traced = this.scenario;
       const beside = this.#beside(this.scenario, out.trace, run);
       this.full = beside.full;
       this.reference = beside.reference;

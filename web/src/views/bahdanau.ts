@@ -122,6 +122,9 @@ function heldOut(trace: Trace, task: string, lang: Lang): HTMLElement | null {
     h('dl', { class: 'kv' },
       h('dt', { text: d(lang, 'heldoutSrc') }), h('dd', null, seq(src.slice(0, validLen), 'heldout_src')),
       h('dt', { text: d(lang, 'heldoutTarget') }), h('dd', null, seq(target, 'heldout_target')),
+      // the held-out sentence is no palindrome (docs/semantics.md): the other task answers otherwise
+      h('dt', { text: d(lang, task === 'copy' ? 'otherReverse' : 'otherCopy') }),
+      h('dd', null, seq([...(task === 'copy' ? [...src.slice(0, words)].reverse() : src.slice(0, words)), ...target.slice(words)], 'heldout_other')),
       h('dt', { text: d(lang, 'predicted') }), h('dd', null, seq(predicted, 'predicted'), ' ',
         h('span', { class: correct ? 'ok' : 'warn', text: d(lang, correct ? 'correct' : 'wrong') }))),
     map,

@@ -37,10 +37,26 @@ const T = {
   probRow: { en: 'ProbAttention', zh: 'ProbAttention' },
   fullRow: { en: 'full attention', zh: '完整 attention' },
   probMissing: { en: 'This trace has no ProbAttention fields (the core may not implement prob yet).', zh: '此追踪没有 ProbAttention 字段（核心可能尚未实现 prob）。' },
+  samplesClick: { en: 'Click a cell to sample that key for the query, or to drop it: the row keeps its U_part draws (a repeated draw, else the oldest, gives way; a dropped key leaves its draws to the row\'s first other key).', zh: '点击格子：为该查询抽到这个键，或去掉它。每行保持 U_part 次抽样（先替换重复的抽样，否则替换最早的一次；去掉的键把它的抽样让给该行的第一个其他键）。' },
+  exactM: { en: 'exact M', zh: '精确 M' },
+  sparsityColumns: { en: 'M from the sampled keys ranks the queries; exact M = max_j − sum_j / L_K over all L_K keys (sparsity_exact) is shown beside it, not used by the algorithm.', zh: '用抽样的键算出的 M 决定查询的排名；旁边是对全部 L_K 个键计算的精确 M = max_j − sum_j / L_K（sparsity_exact），算法本身不用它。' },
+  topGiven: { en: 'given', zh: '给定' },
+  topGivenNote: { en: 'top_index is given by the scenario, not ranked: these queries get exact attention whatever their M, in every batch item and head.', zh: 'top_index 由场景给定，而不是排出来的：无论 M 多大，这些查询都做精确 attention，每个批次、每个头都一样。' },
+  topRankedWouldBe: { en: 'ranked by M it would be', zh: '按 M 排名则为' },
+  topRankedNote: { en: 'top_index: the u queries of largest M (ties to the lower index).', zh: 'top_index：M 最大的 u 个查询（并列时下标小的优先）。' },
+  topClick: { en: 'Click a query to put it into top_index (the selected query of least M gives way) or to take it out (the next query by M takes its place).', zh: '点击一个查询：把它放进 top_index（M 最小的入选查询让出位置），或把它移出（按 M 排下一个的查询补上）。' },
+  rankByM: { en: 'Rank by M', zh: '按 M 排名' },
+  drawFromSeed: { en: 'Draw from the seed', zh: '由随机种子抽取' },
+  topToggle: { en: 'put q{i} into or out of top_index', zh: '把 q{i} 放进或移出 top_index' },
+  samplesAside: { en: 'The given sample_index ({shape}) does not fit the shape drawn now ({want}, U_part = {U}): it is put aside, and the samples are drawn from the seed; it comes back when its shape fits again.', zh: '给定的 sample_index（{shape}）不符合现在抽样的形状（{want}，U_part = {U}）：暂不使用，改由随机种子抽样；形状再次符合时自动恢复。' },
+  topAside: { en: 'The given top_index {top} does not fit u = {u}: it is put aside, and the queries are ranked by M; it comes back when u fits again.', zh: '给定的 top_index {top} 不符合 u = {u}：暂不使用，改为按 M 排名；u 再次符合时自动恢复。' },
   squeezeUnion: { en: 'updated although not in this item\'s top_index: the reference\'s .squeeze() at H = 1 makes every batch item update the union of all items\' top rows', zh: '虽不在本批次的 top_index 中也被更新：参考实现在 H = 1 时的 .squeeze() 让每个批次都更新所有批次入选行的并集' },
 } satisfies Record<string, Text>;
 /** A string of this view's table, else the page's. */
 export const t = viewText(T);
+/** A string of this view's table with its {name}s filled in. */
+export const tf = (lang: Lang, key: keyof typeof T, values: Record<string, string>): string =>
+  t(lang, key).replace(/\{(\w+)\}/g, (m, name: string) => values[name] ?? m);
 
 export interface ProbViewOptions {
   trace: Trace;
@@ -48,10 +64,37 @@ export interface ProbViewOptions {
   b: number;
   h: number;
   lang: Lang;
+  /** The factor of the scenario the trace is of. */
   factor: number;
   causal: boolean;
   causalInitial: string;
   divisor: string;
+  /** Whether the scenario gives top_index (else the core ranked the queries by M). */
+  topGiven?: boolean;
+  /** Clicks: key j toggled for query i (sample_index), query i put into or out of top_index. */
+  onSample?: (i: number, j: number) => void;
+  onTop?: (i: number) => void;
+  /** Back to the core's ranking by M (top_index dropped). */
+  onRank?: () => void;
+}
+
+/** Clicking (or Enter / Space on) a cell (i, j) of map `figure` calls `act`; `index` reads the cell's i, j
+ * from its data-index. */
+function clickable(figure: HTMLElement, index: (path: number[]) => [number, number], act: (i: number, j: number) => void): HTMLElement {
+  figure.classList.add('clickable');
+  const hit = (e: Event) => {
+    const td = (e.target as Element | null)?.closest?.('td[data-index]') as HTMLElement | null;
+    if (!td) return;
+    const [i, j] = index(String(td.dataset.index).split(',').map(Number));
+    act(i, j);
+  };
+  figure.addEventListener('click', hit);
+  figure.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' && e.key !== ' ') return;
+    e.preventDefault();
+    hit(e);
+  });
+  return figure;
 }
 
 const num = (x: unknown) => (typeof x === 'number' ? x : NaN);
@@ -100,12 +143,16 @@ export function probView(o: ProbViewOptions): HTMLElement {
   // 2. sample_index
   const samples = samplesOf(trace, hh);
   const counts = range(L_Q).map((i) => range(L_K).map((j) => (samples[i] ?? []).filter((x) => x === j).length));
-  root.append(step([2], t(lang, 'stepSamples'), heatmap({
+  const samplesMap = heatmap({
     title: 'sample_index', caption: t(lang, 'stepSamplesCaption'), field: 'samples', values: counts, color: 'count',
     rowLabels: labels('q', L_Q), colLabels: labels('k', L_K),
     cellText: (_i, _j, v) => (v ? `×${v}` : '·'), cellClass: (i, j) => (counts[i][j] ? 'sampled' : undefined),
     indexOf: (i, j) => `${i},${j}`,
-  }), h('p', { class: 'mono small' }, samples.map((row, i) => `q${i} → [${row.join(', ')}]`).join('   '))));
+  });
+  if (o.onSample) clickable(samplesMap, ([i, j]) => [i, j], o.onSample);
+  root.append(step([2], t(lang, 'stepSamples'), samplesMap,
+    h('p', { class: 'mono small', dataset: { field: 'sample-rows' } }, samples.map((row, i) => `q${i} → [${row.join(', ')}]`).join('   ')),
+    o.onSample ? h('p', { class: 'help small', text: t(lang, 'samplesClick') }) : null));
 
   // 3. q_k_sample
   const qks = sliceBH(trace.q_k_sample, b, hh);
@@ -116,12 +163,13 @@ export function probView(o: ProbViewOptions): HTMLElement {
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
   })));
 
-  // 4. sparsity M and 5. top_index
+  // 4. sparsity M (with the exact M beside it) and 5. top_index, given or ranked
   const M = (at(trace.sparsity, [b, hh]) as number[] | undefined) ?? [];
+  const Mexact = (at(trace.sparsity_exact, [b, hh]) as number[] | undefined) ?? [];
   const top = (at(trace.top_index, [b, hh]) as number[] | undefined) ?? [];
   const maxAbs = Math.max(1e-12, ...M.map((x) => Math.abs(num(x))).filter(Number.isFinite));
   const divisor = o.divisor === 'U_part' ? 'U_part' : 'L_K';
-  const list = h('ol', { class: 'sparsity', dataset: { field: 'sparsity' } });
+  const list = h('ol', { class: 'sparsity' + (Mexact.length ? ' with-exact' : ''), dataset: { field: 'sparsity' } });
   M.forEach((m, i) => {
     const rank = top.indexOf(i);
     const row = qks[i] as number[] | undefined ?? [];
@@ -129,16 +177,36 @@ export function probView(o: ProbViewOptions): HTMLElement {
     const sum = row.reduce((a, x) => a + x, 0);
     const bar = h('span', { class: 'mbar' + (m < 0 ? ' neg' : '') });
     bar.style.width = `${(100 * Math.abs(num(m))) / maxAbs}%`;
+    const q = o.onTop
+      ? h('button', { type: 'button', class: 'q', dataset: { key: `top_index.${i}` }, text: `q${i}`,
+        attrs: { 'aria-pressed': String(rank >= 0), 'aria-label': tf(lang, 'topToggle', { i: String(i) }) },
+        on: { click: () => o.onTop!(i) } })
+      : h('span', { class: 'q', text: `q${i}` });
+    const me = Mexact[i];
     list.append(h('li', { class: rank >= 0 ? 'top' : 'rest', dataset: { query: String(i), value: exact(m) } },
-      h('span', { class: 'q', text: `q${i}` }),
+      q,
       h('span', { class: 'track' }, bar),
       h('span', { class: 'm', text: fmt(m) }),
       // the formula spelled out with this row's sampled scores (M itself is the trace's)
       h('span', { class: 'calc', text: `= ${fmt(mx)} − ${fmt(sum)}/${divisor === 'U_part' ? U : L_K}` }),
-      rank >= 0 ? h('span', { class: 'badge', text: `${t(lang, 'top')} ${rank + 1}` }) : null));
+      me !== undefined ? h('span', { class: 'exact', dataset: { field: 'sparsity_exact', value: exact(me) } },
+        `${t(lang, 'exactM')} `, h('strong', { text: fmt(me) })) : null,
+      rank >= 0 ? h('span', { class: 'badge', text: o.topGiven ? `★ ${t(lang, 'topGiven')}` : `${t(lang, 'top')} ${rank + 1}` }) : null));
   });
-  root.append(step([4, 5], t(lang, divisor === 'U_part' ? 'stepSparsityDivisor' : 'stepSparsity'), list,
-    h('p', { class: 'mono small' }, 'top_index = ', h('span', { dataset: { field: 'top_index' }, text: `[${top.join(', ')}]` }))));
+  // what ranking by M would pick (the core's rule: largest M first, ties to the lower index)
+  const ranked = M.map((_, i) => i).sort((a, c) => num(M[c]) - num(M[a]) || a - c).slice(0, top.length);
+  const topLine = h('p', { class: 'mono small top-line' }, 'top_index = ',
+    h('span', { dataset: { field: 'top_index' }, text: `[${top.join(', ')}]` }));
+  const source = h('p', { class: 'top-source small', dataset: { field: 'top-source', given: String(o.topGiven === true) } },
+    o.topGiven ? `${t(lang, 'topGivenNote')} ` : t(lang, 'topRankedNote'),
+    o.topGiven ? h('span', { class: 'mono', dataset: { field: 'top-ranked' } }, `(${t(lang, 'topRankedWouldBe')} [${ranked.join(', ')}])`) : null,
+    o.topGiven && o.onRank ? ' ' : null,
+    o.topGiven && o.onRank ? h('button', { type: 'button', class: 'link', dataset: { key: 'top_index.rank' }, text: t(lang, 'rankByM'),
+      on: { click: o.onRank } }) : null);
+  root.append(step([4, 5], t(lang, divisor === 'U_part' ? 'stepSparsityDivisor' : 'stepSparsity'),
+    Mexact.length ? h('p', { class: 'help small', text: t(lang, 'sparsityColumns') }) : null,
+    list, topLine, source,
+    o.onTop ? h('p', { class: 'help small', text: t(lang, 'topClick') }) : null));
 
   // 6. scores_top with ProbMask (from allowed_top), and their softmax
   const allowedTop = at(trace.allowed_top, [b, hh]);
