@@ -92,8 +92,10 @@ export interface PageAlgorithm {
   props?: readonly Prop[];
   /** The results' map titles where they are not the generic ones (views/results.ts). */
   maps?: { scores?: string; weights?: Text; weightsCaption?: Text };
-  /** Its flow where it is not full attention's (scores, allowed, weights, context). */
-  flow?: FlowStep[];
+  /** Its cost line (views/results.ts): 'none', it computes no attention; 'step', per attention step. */
+  cost?: 'none' | 'step';
+  /** Its flow where it is not full attention's (scores, allowed, weights, context): views/flows.ts. */
+  flow?: () => Promise<FlowStep[]>;
   /** It approximates softmax attention (SPEC §3: exact_context and max_abs_error in the trace). */
   approximates?: boolean;
   /** The exact run beside its trace: 'weights', exact attention's weights for its view (on the same
@@ -114,6 +116,9 @@ export interface PageAlgorithm {
   /** Copy as PyTorch: its snippet builder (pytorch.ts, a chunk of its own). */
   pytorch: () => Promise<SnippetBuilder>;
 }
+
+/** The loader of views/flows.ts's flow `name` (a chunk of its own). */
+export const flow = (name: keyof typeof import('../views/flows')) => () => import('../views/flows').then((m) => m[name]);
 
 /** Whether the scenario's algorithm is one of `names` (for an algorithm's own property rows). */
 export const isAlg = (...names: string[]) => (s: Scenario) => names.includes(String(s.algorithm ?? ''));
