@@ -31,3 +31,61 @@ export const additive: FlowStep[] = [
   { field: 'weights', from: ['scores'], op: 'softmax(dim=-1)', shape: '(B, 1, L_Q, L_K) → (B, 1, L_Q, L_K)' },
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, 1, L_Q, L_K) × (B, L_K, 1, D) → (B, L_Q, 1, D)' },
 ];
+
+/** ProbAttention (Informer): sampled scores, the sparsity M, the top u queries' softmax, the lazy rest. */
+export const prob: FlowStep[] = [
+  { field: 'q_k_sample', from: ['q', 'k'], op: 'Q · K_sample (U_part keys each)', shape: '(B, L_Q, H, E) × (B, L_K, H, E) → (B, H, L_Q, U_part)' },
+  { field: 'sparsity', from: ['q_k_sample'], op: 'M = max − sum / L_K', shape: '(B, H, L_Q, U_part) → (B, H, L_Q)' },
+  { field: 'scores_top', from: ['q', 'k'], op: 'topk(M, u): Q_top Kᵀ · scale', shape: '→ (B, H, u, L_K)' },
+  { field: 'attn', from: ['scores_top'], op: 'softmax(dim=-1); other rows 1/L_K', shape: '(B, H, u, L_K) → (B, H, L_Q, L_K)' },
+  { field: 'context', from: ['v'], op: 'top rows attn · V; the rest mean(V) (cumsum, causal)', shape: '(B, L_K, H, D) → (B, L_Q, H, D)' },
+];
+
+/** Linear attention and Performer: features, then φ(Q) (φ(K)ᵀ V) over its row sums. */
+const features: FlowStep[] = [
+  { field: 'features_q', from: ['q'], op: 'φ(q)', shape: '(B, L_Q, H, E) → (B, L_Q, H, M)' },
+  { field: 'features_k', from: ['k'], op: 'φ(k)', shape: '(B, L_K, H, E) → (B, L_K, H, M)' },
+  { field: 'weights', from: ['features_q', 'features_k'], op: 'φ(q_i)·φ(k_j) / Σ_j (implied)', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'context', from: ['features_q', 'features_k', 'v'], op: 'φ(Q) (φ(K)ᵀ V) / (φ(Q) Σ_j φ(k_j))', shape: '→ (B, L_Q, H, D)' },
+];
+export const linear = features;
+export const performer = features;
+
+/** LSH attention (Reformer): buckets, softmax within them, the rounds combined. */
+export const lsh: FlowStep[] = [
+  { field: 'buckets', from: ['q'], op: 'argmax([qR; −qR])', shape: '(B, L, H, E) → (rounds, B, H, L)' },
+  { field: 'weights', from: ['q', 'buckets'], op: 'softmax within each bucket, rounds combined', shape: '→ (B, H, L, L)' },
+  { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L, L) × (B, L, H, D) → (B, L, H, D)' },
+];
+
+/** Differential attention: two softmax maps, their difference. */
+export const diff: FlowStep[] = [
+  { field: 'weights1', from: ['q', 'k'], op: 'softmax(scale · Q₁ K₁ᵀ)', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'weights2', from: ['q', 'k'], op: 'softmax(scale · Q₂ K₂ᵀ)', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'allowed', op: 'mask' },
+  { field: 'weights', from: ['weights1', 'weights2'], op: 'weights1 − λ weights2' },
+  { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L_Q, L_K) × (B, L_K, H, D) → (B, L_Q, H, D)' },
+];
+
+/** FlashAttention: full attention's context, key block by key block. */
+export const flash: FlowStep[] = [
+  { field: 'context', from: ['q', 'k', 'v'], op: 'online softmax over key blocks', shape: '→ (B, L_Q, H, D)' },
+];
+
+/** Nadaraya-Watson kernel regression (d2l). */
+export const nadaraya_watson: FlowStep[] = [
+  { field: 'weights', from: ['x_query', 'x_train'], op: 'softmax(−((x − x_i) w)² / 2)', shape: '(n_q) × (n) → (n_q, n)', inputs: ['x_query', 'x_train', 'y_train'] },
+  { field: 'y_hat', from: ['weights', 'y_train'], op: 'weights · y_train', shape: '(n_q, n) × (n) → (n_q)' },
+];
+
+/** Sinusoidal positional encoding (d2l). */
+export const positional_encoding: FlowStep[] = [
+  { field: 'P', op: 'sin / cos(i / 10000^(2j / d))', shape: '→ (L, d)', inputs: [] },
+];
+
+/** Bahdanau's decoder (d2l): additive attention over the encoder's outputs at every step. */
+export const bahdanau: FlowStep[] = [
+  { field: 'weights', from: ['dec_queries', 'enc_outputs'], op: 'softmax(w_vᵀ tanh(W_q q + W_k k))', shape: '(B, T_tgt, h) × (B, T_src, h) → (B, T_tgt, T_src)', inputs: ['enc_outputs', 'dec_queries'] },
+  { field: 'dec_context', from: ['weights', 'enc_outputs'], op: 'weights · enc_outputs', shape: '→ (B, T_tgt, h)' },
+  { field: 'output', from: ['dec_context'], op: 'GRU, Linear', shape: '→ (B, T_tgt, vocab)' },
+];
