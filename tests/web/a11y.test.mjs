@@ -25,6 +25,8 @@ after(async () => { await browser?.(); });
 
 async function audit() {
   await page.evaluate(() => {
+    // the results' sections below the flow (closed <details> on presets not about them) open too
+    for (const d of document.querySelector('attention-playground').shadowRoot.querySelectorAll('details.dive')) d.open = true;
     for (const e of document.querySelector('attention-playground').shadowRoot.querySelectorAll('*')) {
       if (getComputedStyle(e).contentVisibility === 'auto') e.style.contentVisibility = 'visible';
     }

@@ -3,7 +3,7 @@
 import { flashBlock } from '../engine/compute';
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { isAlg, view, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'block_q', kind: 'int', panel: 'options', label: { en: 'query block size block_q', zh: '查询块大小 block_q' }, min: 1,
@@ -24,5 +24,6 @@ export default {
     return m && m.flashView({ trace, b: session.b, h: session.h, lang, step: session.flashStep, full: session.exact,
       onStep: (step) => { session.flashStep = step; host.redraw(); host.refocus('flash.step'); } });
   }),
+  flow: flow('flash'),
   pytorch: snippet('flashSnippet'),
 } satisfies PageAlgorithm;

@@ -1,6 +1,6 @@
 // lsh: Reformer's LSH attention (shared QK: the keys are the queries), its buckets and rounds.
 import type { Prop } from '../state/props';
-import { isAlg, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, snippet, type PageAlgorithm } from './module';
 import { reducedView } from './linformer';
 
 const props: Prop[] = [
@@ -20,5 +20,6 @@ export default {
   exact: 'weights',
   view: reducedView('lshView'),
   measured: [{ name: 'lsh', fields: () => ({ algorithm: 'lsh', n_buckets: 8, k: undefined }) }], // shared QK: no k
+  flow: flow('lsh'),
   pytorch: snippet('lshSnippet'),
 } satisfies PageAlgorithm;

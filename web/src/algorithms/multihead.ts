@@ -2,7 +2,7 @@
 // queries, keys and values; the masks, scale and prob fields are those of its inner attention.
 import type { Scenario } from '../engine/compute';
 import type { Prop } from '../state/props';
-import { isAlg, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, snippet, type PageAlgorithm } from './module';
 
 const isMh = isAlg('multihead');
 const given = (s: Scenario) => s.weights !== null && typeof s.weights === 'object';
@@ -47,5 +47,6 @@ export default {
     },
   },
   props,
+  flow: flow('multihead'),
   pytorch: snippet('multiheadSnippet'),
 } satisfies PageAlgorithm;

@@ -1,7 +1,7 @@
 // nadaraya_watson: d2l's Nadaraya-Watson kernel regression (attention pooling), its kernels and
 // its training of w; its view draws the regression over the data set.
 import type { Prop } from '../state/props';
-import { isAlg, view, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'kernel', kind: 'enum', panel: 'options', label: { en: 'kernel K(u)', zh: '核函数 K(u)' },
@@ -28,5 +28,6 @@ export default {
   props,
   view: view(() => import('../views/nadaraya'), (m, host, trace) =>
     m && m.nadarayaView({ trace, scenario: host.session.scenario, lang: host.lang }), { part: 'nadaraya' }),
+  flow: flow('nadaraya_watson'),
   pytorch: snippet('nadarayaSnippet'),
 } satisfies PageAlgorithm;

@@ -3,7 +3,7 @@
 // (its wiring, views/performer.ts's Sweep, comes with the view's chunk).
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { isAlg, view, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
 import { IMPLIED } from './linear';
 
 const props: Prop[] = [
@@ -39,5 +39,6 @@ export default {
   // a sweep is due (new inputs of a small performer scenario): it starts once the edits pause
   afterRender: (host) => { if (host.session.sweepDue) host.need(load)?.sweepOf(host).maybe(); },
   measured: [{ name: 'performer', fields: (p) => ({ algorithm: 'performer', num_features: p.d }) }],
+  flow: flow('performer'),
   pytorch: snippet('performerSnippet'),
 } satisfies PageAlgorithm;

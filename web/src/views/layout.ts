@@ -29,10 +29,27 @@ export function fill(el: HTMLElement | null, children: readonly Node[]): void {
 /** The panel `name` (data-panel), if it is shown. */
 export const part = (root: ShadowRoot, name: string): HTMLElement | null => root.querySelector(`[data-panel="${name}"]`);
 
+/** Closed until opened: the deep dives no preset is about (the others are the algorithm's own view). */
+const CLOSED = ['scale', 'complexity'];
+
+/** The view `el` as a named section below the flow (<details>, its heading the summary), named by
+ * its data-field without "-view" (docs/page.md); null where `controls` hides it (`-name`, or `flow`:
+ * the flow alone). Open: the user's choice kept by the element, else unless a deep dive no preset is about. */
+export function section(el: HTMLElement, controls: string | null, open: ReadonlyMap<string, boolean>): HTMLElement | null {
+  const name = (el.dataset.field ?? '').replace(/-view$/, '');
+  const words = controls?.split(/[\s,]+/) ?? [];
+  if (words.includes('flow') || words.includes(`-${name}`)) return null;
+  const head = el.querySelector(':scope > h3');
+  head?.classList.add('dive-head');
+  return h('details', { class: 'dive', open: open.get(name) ?? !CLOSED.includes(name), dataset: { dive: name } },
+    h('summary', null, h('h3', { text: head?.textContent ?? name })), el);
+}
+
 /** The panels of the `controls` attribute (empty, missing or "all": every one), empty, in `app`. */
 export function layout(app: HTMLElement, controls: string | null): void {
-  const all = controls === null || controls.trim() === '' || controls.trim() === 'all';
   const words = controls?.split(/[\s,]+/) ?? [];
+  // every panel: no attribute, empty, or `all` (with a section's `-name`, say)
+  const all = controls === null || controls.trim() === '' || words.includes('all');
   const shown = new Set(all ? PANELS : PANELS.filter((p) => words.includes(p)));
   clear(app);
   if (shown.has('preset')) app.append(h('header', { class: 'top', dataset: { panel: 'preset' } }));
