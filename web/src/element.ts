@@ -23,6 +23,7 @@ import { fillJson, refreshCells, renderInputs, type Change } from './views/input
 import { adoptStyles, layout, part } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
+import { explainHook } from './views/explain-hook';
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
@@ -63,6 +64,7 @@ export class AttentionPlayground extends HTMLElement {
     adoptStyles(this.#root);
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
+    explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
     const self = this;
     this.#host = {
       get session() { return self.#session!; },
