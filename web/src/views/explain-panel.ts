@@ -11,7 +11,7 @@ import { exact, fmt } from '../format';
 import { viewText, type Lang } from '../i18n';
 import { pathText } from '../state/scenario';
 import { canvasCell } from './heatmap';
-import type { CellRef, Explanation } from '../explain/explanation';
+import type { CellRef, Explanation, Term } from '../explain/explanation';
 
 const tt = viewText({
   explanation: { en: 'Explanation', zh: '推导' },
@@ -98,7 +98,8 @@ function stateOf(root: ShadowRoot): State {
   });
   // a new trace (an edit) while the panel is open: the same cell's new numbers
   root.host.addEventListener('trace', () => {
-    if (!s.panel.hidden && s.shown) requestAnimationFrame(() => refresh(root, s));
+    const host = root.host as Explains & { settled?: Promise<void> };
+    if (!s.panel.hidden && s.shown) void Promise.resolve(host.settled).then(() => refresh(root, s));
   });
   const place = () => { if (!s.panel.hidden && s.shown) placePanel(s, s.shown); };
   window.addEventListener('scroll', place, { capture: true, passive: true });
@@ -155,24 +156,26 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
   const inPanel = st.panel.contains(t);
   switch (e.type) {
     case 'pointerover': {
+      if (t instanceof HTMLCanvasElement) return canvasHover(root, st, e as MouseEvent, t);
       if (inPanel) { clearTimeout(st.leave); return; }
       const td = t.closest<HTMLElement>(MAP_CELL);
       const target = td && tableTarget(td);
       if (target) { clearTimeout(st.leave); show(root, st, target); }
       return;
     }
-    case 'mousemove': {
-      const c = t instanceof HTMLCanvasElement ? canvasBox(t) : null;
-      const target = c && canvasAt(e as MouseEvent, c);
-      if (target && !same(target, st.shown)) { clearTimeout(st.leave); show(root, st, target); }
+    case 'mousemove':
+      if (t instanceof HTMLCanvasElement) canvasHover(root, st, e as MouseEvent, t);
       return;
-    }
     case 'pointerout': {
       const to = (e as PointerEvent).relatedTarget;
       if (to instanceof Element && (st.panel.contains(to) || to.closest(MAP_CELL) || to.closest('canvas.map-canvas'))) return;
       if (!t.closest(MAP_CELL) && !t.closest('canvas.map-canvas') && !inPanel) return;
       clearTimeout(st.leave);
-      st.leave = setTimeout(() => { if (st.pinned) show(root, st, st.pinned); else hide(st); }, 150);
+      st.leave = setTimeout(() => {
+        // still over a cell or the panel (an update redrew what was under the pointer): stay
+        if (root.querySelector(`${MAP_CELL}:hover, canvas.map-canvas:hover, .xp-panel:hover`)) return;
+        if (st.pinned) show(root, st, st.pinned); else hide(st);
+      }, 150);
       return;
     }
     case 'click': {
@@ -204,6 +207,13 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
     case 'keydown':
       key(root, st, e as KeyboardEvent, t);
   }
+}
+
+/** The pointer over a canvas map: its cell under the pointer. */
+function canvasHover(root: ShadowRoot, st: State, e: MouseEvent, canvas: HTMLCanvasElement): void {
+  const c = canvasBox(canvas);
+  const target = c && canvasAt(e, c);
+  if (target && !same(target, st.shown)) { clearTimeout(st.leave); show(root, st, target); }
 }
 
 function key(root: ShadowRoot, st: State, e: KeyboardEvent, t: Element): void {
@@ -331,6 +341,9 @@ async function explainInto(root: ShadowRoot, st: State, target: Target, seq: num
   if (st.panel.parentNode !== app) app.append(st.panel);
   render(st, target, x, error, k, lang);
   st.panel.hidden = false;
+  // a formula wider than the panel scrolls: by keyboard too
+  if (st.formula.scrollWidth > st.formula.clientWidth + 1) st.formula.tabIndex = 0;
+  else st.formula.removeAttribute('tabindex');
   target.el.setAttribute('aria-describedby', st.text.id);
   unlight(st);
   if (x) light(root, st, x, target);
@@ -351,7 +364,11 @@ function render(st: State, target: Target, x: Explanation | null, error: string,
   st.text.textContent = x.text;
   if (k) {
     // MathML: Chromium, Firefox and Safari draw it with the page's fonts (no KaTeX CSS or fonts)
-    k.render(x.formula, st.formula, { output: 'mathml', displayMode: true, throwOnError: false, strict: 'ignore' });
+    for (const [n, line] of steps(x.formula).entries()) {
+      const div = h('div', { class: n ? 'xp-step' : 'xp-step xp-first' });
+      k.render(`\\displaystyle ${line}`, div, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+      st.formula.append(div);
+    }
   }
   if (x.terms.length) {
     const body = h('tbody');
@@ -368,7 +385,26 @@ function render(st: State, target: Target, x: Explanation | null, error: string,
   }
 }
 
+/** A chain a = b = c = d as one step a line ("a = b", "= c", "= d"): a panel's width holds each
+ * step, and a learner reads the derivation top down. */
+export function steps(tex: string): string[] {
+  const parts: string[] = [];
+  let depth = 0, from = 0;
+  for (let i = 0; i < tex.length; i++) {
+    const c = tex[i];
+    if (c === '\\') { i++; continue; }
+    if (c === '{') depth++;
+    else if (c === '}') depth--;
+    else if (c === '=' && depth === 0) { parts.push(tex.slice(from, i).trim()); from = i + 1; }
+  }
+  parts.push(tex.slice(from).trim());
+  if (parts.length < 3 || /\\begin\{/.test(tex)) return [tex];
+  return [`${parts[0]} = ${parts[1]}`, ...parts.slice(2).map((p) => `= ${p}`)];
+}
+
 // ---- the operands, lit ----
+
+const termRefs = (term: Term): CellRef[] => [...(term.ref ? [term.ref] : []), ...(term.refs ?? [])];
 
 function unlight(st: State): void {
   for (const el of st.lit) el.classList.remove('xp-operand', 'xp-cell');
@@ -379,7 +415,7 @@ function unlight(st: State): void {
 
 function light(root: ShadowRoot, st: State, x: Explanation, target: Target): void {
   const refs: CellRef[] = [...x.operands];
-  for (const term of x.terms) if (term.ref) refs.push(term.ref);
+  for (const term of x.terms) refs.push(...termRefs(term));
   const byField = new Map<string, Set<string>>();
   for (const r of refs) {
     let set = byField.get(r.field);
