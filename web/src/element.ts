@@ -21,7 +21,7 @@ import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
 import { UrlSync, openingPreset } from './url-sync';
 import { fillJson, refreshCells, renderInputs, type Change } from './views/inputs';
-import { adoptStyles, layout, part } from './views/layout';
+import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
@@ -57,6 +57,8 @@ export class AttentionPlayground extends HTMLElement {
   /** d2l's chapter views (issue 9; chapter.ts, loaded on demand): Bahdanau training, complexity,
    * positional encoding, the 1/√d argument, additive features. */
   #chapter: ChapterViews | null = null;
+  /** The results' sections opened or closed by the user (by controls word), until another preset. */
+  #open = new Map<string, boolean>();
 
   constructor() {
     super();
@@ -66,6 +68,11 @@ export class AttentionPlayground extends HTMLElement {
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
     explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
+    // toggle does not bubble: caught on its way down
+    this.#root.addEventListener('toggle', (e) => {
+      const d = e.target as HTMLElement;
+      if (d.dataset?.dive) this.#open.set(d.dataset.dive, (d as HTMLDetailsElement).open);
+    }, true);
     const self = this;
     this.#host = {
       get session() { return self.#session!; },
@@ -250,6 +257,7 @@ export class AttentionPlayground extends HTMLElement {
 
   #renderWhole(source: string): void {
     this.#pitfallsOpen = null;
+    this.#open.clear();
     this.#renderAll(source);
   }
 
@@ -332,7 +340,7 @@ export class AttentionPlayground extends HTMLElement {
    * what is drawn, so an edit touches the cells that changed only (views/patch.ts). */
   #renderOutputs(): void {
     const session = this.#session!;
-    const { trace, scenario: s, b } = session;
+    const { trace, b } = session;
     const hh = session.h;
     const lang = this.#lang;
     const own = trace ? algorithm(trace.algorithm) : undefined;
@@ -346,22 +354,22 @@ export class AttentionPlayground extends HTMLElement {
       // each part built only when it is drawn: a part off screen is built and patched in idle time
       render(panel, () => {
         const nodes: (Node | LazyPart | null)[] = [...head];
-        const chapter = this.#chapterViews();
-        const first = algorithm(s.algorithm)?.chapter?.first === true;
-        if (first) nodes.push(...chapter); // training shows before its trace
+        // the flow first (one screen of computation), then the deep dives as named sections
+        const controls = this.getAttribute('controls');
+        const sec = (el: HTMLElement | null) => el && section(el, controls, this.#open);
         if (trace) {
           nodes.push(lazyPart('cost', () => costLine(trace, lang)), lazyPart('warnings', () => warningList(trace, lang)));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
-          if (v?.part) nodes.push(lazyPart(v.part, () => v.render(this.#host.need(v.load), this.#host, trace)));
-          if (!first) nodes.push(...chapter);
+          if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {
             const mine = v && !v.part ? v.render(this.#host.need(v.load), this.#host, trace) : null;
-            if (mine || !hasExact(trace)) return mine;
+            if (mine || !hasExact(trace)) return sec(mine);
             const m = this.#view('approx');
-            return m ? m.approxPanel({ trace, lang, b, h: hh }) : null;
+            return m ? sec(m.approxPanel({ trace, lang, b, h: hh })) : null;
           }));
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang })));
         }
+        nodes.push(...this.#chapterViews().map(sec));
         return nodes;
       });
     }

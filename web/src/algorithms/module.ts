@@ -80,6 +80,11 @@ type Builders = typeof import('../pytorch');
 export const snippet = (name: { [K in keyof Builders]: Builders[K] extends SnippetBuilder ? K : never }[keyof Builders]) =>
   (): Promise<SnippetBuilder> => import('../pytorch').then((m) => m[name]);
 
+/** A step of an algorithm's flow (views/results.ts): trace field `field` (its map, else its shape),
+ * computed from the fields `from` by `op`, the shape change `shape` in symbols; the first step's
+ * `inputs`: the fields the flow starts from (default q, k, v). */
+export interface FlowStep { field: string; from?: string[]; op?: string; shape?: string; inputs?: string[] }
+
 export interface PageAlgorithm {
   /** The core's registry name. */
   name: string;
@@ -88,6 +93,8 @@ export interface PageAlgorithm {
   props?: readonly Prop[];
   /** The results' map titles where they are not the generic ones (views/results.ts). */
   maps?: { scores?: string; weights?: Text; weightsCaption?: Text };
+  /** Its flow where it is not full attention's (scores, allowed, weights, context). */
+  flow?: FlowStep[];
   /** It approximates softmax attention (SPEC §3: exact_context and max_abs_error in the trace). */
   approximates?: boolean;
   /** The exact run beside its trace: 'weights', exact attention's weights for its view (on the same
@@ -99,7 +106,7 @@ export interface PageAlgorithm {
   view?: View;
   /** The view in the ProbAttention panel (its steps and pitfalls). */
   panelView?: PanelView;
-  /** d2l's chapter views (chapter.ts) that go with it; `first`: shown above its trace, and before there is one. */
+  /** d2l's chapter views (chapter.ts) that go with it; `first`: shown before there is a trace. */
   chapter?: { views: (chapter: ChapterViews, lang: Lang) => HTMLElement[]; first?: boolean };
   /** Its runs in the chapter's complexity table (dot products measured at length n). */
   measured?: readonly MeasuredRun[];

@@ -4,7 +4,7 @@ import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../engine/compute';
 import { t, tx, type Lang } from '../i18n';
-import { algorithm } from '../algorithms/module';
+import { algorithm, type FlowStep } from '../algorithms/module';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
 export interface ResultsOptions {
@@ -109,11 +109,37 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
   }
 }
 
+/** The generic flow (the basic-operations seed's two einsums, FullAttention): each step's field,
+ * the fields it is computed from, its operation and the shape change. */
+const FLOW: FlowStep[] = [
+  { field: 'scores', from: ['q', 'k'], op: 'einsum blhe,bshe→bhls · scale', shape: '(B, L_Q, H, E) × (B, L_K, H, E) → (B, H, L_Q, L_K)' },
+  { field: 'allowed', op: 'mask', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'weights', from: ['scores'], op: 'softmax(dim=-1)', shape: '(B, H, L_Q, L_K) → (B, H, L_Q, L_K)' },
+  { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L_Q, L_K) × (B, L_K, H, D) → (B, L_Q, H, D)' },
+];
+
+/** A shape as written, broken only between tuples (never inside one). */
+const tuple = (s: string) => s.replace(/, /g, ',\u00a0');
+
+/** The results: the algorithm's flow left to right, each step its operation and shape change (the
+ * symbols and this trace's sizes; `.step-formula`, an empty slot for the step's formula) above its
+ * map, or the field's shape where the step has no map; then the maps no step names. */
 export function results(o: ResultsOptions): HTMLElement {
-  const maps = h('div', { class: 'maps' });
-  for (const f of MAPS) {
-    const spec = mapSpec(o.trace, f, o.b, o.h, o.lang);
-    if (spec) maps.append(heatmap({ ...spec, lang: o.lang }));
+  const { trace } = o;
+  const shapes = trace.shapes ?? {};
+  const dims = (f: string) => shapes[f] && tuple(`(${shapes[f].join(', ')})`);
+  const steps = (algorithm(trace.algorithm)?.flow ?? FLOW).filter((s) => shapes[s.field] || trace[s.field] !== undefined);
+  const flow = h('div', { class: 'maps flow' });
+  const inputs = (algorithm(trace.algorithm)?.flow?.[0]?.inputs ?? ['q', 'k', 'v']).filter(dims);
+  if (inputs.length) flow.append(h('div', { class: 'flow-step flow-in', dataset: { step: 'inputs' } }, ...inputs.map((f) => h('div', { class: 'chip', text: `${f} ${dims(f)}` }))));
+  for (const f of [...steps, ...MAPS.filter((m) => !steps.some((s) => s.field === m)).map((field) => ({ field }) as FlowStep)]) {
+    const spec = mapSpec(trace, f.field, o.b, o.h, o.lang);
+    if (!spec && !shapes[f.field]) continue;
+    const sizes = f.from?.every(dims) ? `${f.from.map(dims).join(' × ')} → ${dims(f.field)}` : '';
+    flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
+      f.op ? h('div', { class: 'step-op' }, h('code', { text: `→ ${f.op}` }), h('span', { text: tuple(f.shape ?? '') }),
+        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' })) : null,
+      spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
-  return maps;
+  return flow;
 }
