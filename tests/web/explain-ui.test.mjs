@@ -25,7 +25,13 @@ async function panelFor(field, index) {
   await page.waitForFunction((want) => {
     const p = document.querySelector('attention-playground').shadowRoot.querySelector('.xp-panel');
     return p && !p.hidden && p.querySelector('.xp-title').textContent === want && p.querySelector('.xp-text').textContent !== '';
-  }, title);
+  }, title, { timeout: 10000 }).catch(async (e) => {
+    const now = await page.evaluate(() => {
+      const p = document.querySelector('attention-playground').shadowRoot.querySelector('.xp-panel');
+      return p ? `${p.hidden ? 'hidden' : 'shown'}: ${p.textContent.slice(0, 160)}` : 'no panel';
+    });
+    throw new Error(`the panel does not show ${title} (${now}): ${e.message}`);
+  });
   return page.evaluate(() => {
     const root = document.querySelector('attention-playground').shadowRoot;
     const p = root.querySelector('.xp-panel');
@@ -44,17 +50,20 @@ async function panelFor(field, index) {
 const hidden = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('.xp-panel')?.hidden ?? true);
 const active = () => page.evaluate(() => document.querySelector('attention-playground').shadowRoot.activeElement?.dataset.index ?? null);
 
-test('the first load has a hook only: the panel and KaTeX load on the first hover', async () => {
+test('the first load has a hook only: the panel loads on the first hover, KaTeX after the first trace', async () => {
   await page.setViewportSize({ width: 1366, height: 900 });
+  await page.addInitScript(() => document.addEventListener('trace', () => { window.__firstTrace ??= performance.now(); }));
   await openUrl(page, `${base}#preset=softmax-toy`);
-  const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /explain-panel|katex/.test(n)).length);
-  assert.equal(await loaded(), 0);
+  const loaded = (re) => page.evaluate((src) => performance.getEntriesByType('resource').filter((e) => new RegExp(src).test(e.name))
+    .map((e) => e.startTime > window.__firstTrace), re);
+  assert.deepEqual(await loaded('katex'), [true], 'KaTeX is fetched once, after the first trace (the step formulas)');
+  assert.deepEqual(await loaded('explain-panel'), []);
   // the native tooltip gave way to the panel; the exact value stays in data-value
   assert.equal(await cell('weights', '0,0,0,0').getAttribute('title'), null);
   assert.equal(await cell('weights', '0,0,0,0').getAttribute('data-value'), '0.6652409557748218');
   await cell('weights', '0,0,0,0').hover();
   await panelFor('weights', '0,0,0,0');
-  assert.equal(await loaded(), 2);
+  assert.deepEqual(await loaded('explain-panel'), [true]);
 });
 
 test('hovering a softmax-toy weight shows its derivation: exp(2 − 2) over the row sum 1.503 = 0.665', async () => {
@@ -247,5 +256,27 @@ test('the single file from file:// renders the formula under its own CSP', async
   assert.ok(p.math >= 1);
   assert.match(p.mathText, /1\.503/);
   assert.deepEqual(await page.evaluate(() => window.__csp), []);
+  assert.deepEqual(problems, []);
+});
+
+test('each flow step shows its formula (MathML) beside its shape chain; an edit leaves them as drawn', async () => {
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await openUrl(page, `${base}#preset=sparse-local`);
+  const formulas = () => page.evaluate(() => Object.fromEntries([...document.querySelector('attention-playground').shadowRoot
+    .querySelectorAll('.flow-step[data-step]')].filter((s) => s.querySelector('.step-formula'))
+    .map((s) => [s.dataset.step, s.querySelector('.step-formula math annotation')?.textContent ?? null])));
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.step-formula math'));
+  const got = await formulas();
+  assert.deepEqual(Object.keys(got).sort(), ['allowed', 'context', 'scores', 'weights']);
+  assert.match(got.scores, /q_i \\cdot k_j/);
+  assert.match(got.weights, /\\frac\{e\^\{s_\{ij\}\}\}/);
+  assert.match(got.context, /\\sum_j w_\{ij\}/);
+  // an edit patches the maps; the formulas' nodes stay the ones drawn
+  await page.evaluate(() => { for (const m of document.querySelector('attention-playground').shadowRoot.querySelectorAll('.step-formula math')) m.__drawn = true; });
+  await el().locator('[data-key="q[0][1][0][0]"]').fill('0.25');
+  await settle(page);
+  assert.equal(await el().evaluate((e) => e.trace.scores[0][0][1][1] !== undefined && e.scenario.q[0][1][0][0]), 0.25);
+  assert.deepEqual(await page.evaluate(() => [...document.querySelector('attention-playground').shadowRoot.querySelectorAll('.step-formula math')]
+    .map((m) => m.__drawn === true)), [true, true, true, true]);
   assert.deepEqual(problems, []);
 });

@@ -359,7 +359,7 @@ export class AttentionPlayground extends HTMLElement {
         const sec = (el: HTMLElement | null) => el && section(el, controls, this.#open);
         if (trace) {
           nodes.push(lazyPart('cost', () => costLine(trace, lang)), lazyPart('warnings', () => warningList(trace, lang)));
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang })));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, formula: this.#view('formulas')?.stepFormula })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
           if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {

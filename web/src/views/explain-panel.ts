@@ -210,7 +210,12 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
 }
 
 /** The pointer over a canvas map: its cell under the pointer. */
+let lastX = NaN, lastY = NaN;
 function canvasHover(root: ShadowRoot, st: State, e: MouseEvent, canvas: HTMLCanvasElement): void {
+  // the browser's own moves after a layout change (the pointer still): the keyboard's cell stays
+  if (e.type === 'mousemove' && e.clientX === lastX && e.clientY === lastY) return;
+  lastX = e.clientX;
+  lastY = e.clientY;
   const c = canvasBox(canvas);
   const target = c && canvasAt(e, c);
   if (target && !same(target, st.shown)) { clearTimeout(st.leave); show(root, st, target); }

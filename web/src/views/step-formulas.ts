@@ -1,0 +1,57 @@
+// Each flow step's formula (issue 14 item 3), beside its operation and shape chain in the step's
+// `.step-formula` slot (views/results.ts): KaTeX, MathML output (no fonts, no CSS). A lazy chunk,
+// loaded after the first trace (lazy.ts `formulas`); each formula is rendered once and cloned
+// into every later render (an edit patches identical nodes: nothing to do).
+import katex from 'katex';
+import type { Lang } from '../i18n';
+
+// (computed as e^{s − max} over the same sum: the cell's panel shows that)
+const SOFTMAX = 'w_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}}';
+const DOT = 's_{ij} = \\text{scale} \\cdot (q_i \\cdot k_j)';
+const CONTEXT = 'c_{id} = \\sum_j w_{ij}\\, v_{jd}';
+
+/** The formula of step `field`, by algorithm ('' = any). */
+const FORMULAS: Record<string, Record<string, string>> = {
+  scores: { '': DOT, additive: 's_{ij} = w_v^\\top \\tanh(W_q\\, q_i + W_k\\, k_j)' },
+  allowed: {
+    '': '\\tilde s_{ij} = \\begin{cases} s_{ij} & \\text{allowed}_{ij} \\\\ -\\infty & \\text{masked} \\end{cases}',
+  },
+  weights: {
+    '': SOFTMAX,
+    linear: 'w_{ij} = \\frac{\\phi(q_i) \\cdot \\phi(k_j)}{\\sum_{j\'} \\phi(q_i) \\cdot \\phi(k_{j\'})}',
+    performer: 'w_{ij} = \\frac{\\phi(q_i) \\cdot \\phi(k_j)}{\\sum_{j\'} \\phi(q_i) \\cdot \\phi(k_{j\'})}',
+    diff: 'w_{ij} = \\operatorname{softmax}_j(s^{(1)})_{ij} - \\lambda \\operatorname{softmax}_j(s^{(2)})_{ij}',
+    nadaraya_watson: 'w_{ij} = \\operatorname{softmax}_j\\!\\left(-\\tfrac{1}{2}\\big((x_i - x_j)\\, w\\big)^2\\right)',
+    bahdanau: '\\alpha_{tj} = \\operatorname{softmax}_j\\big(w_v^\\top \\tanh(W_q\\, s_{t-1} + W_k\\, h_j)\\big)',
+  },
+  head_weights: { '': SOFTMAX },
+  attn: { '': SOFTMAX },
+  context: { '': CONTEXT },
+  output: { '': '\\text{output} = \\operatorname{concat}_h\\big(c^{(h)}\\big)\\, W_o', flash: 'o_i = \\frac{\\sum_j e^{s_{ij} - m_i}\\, v_j}{\\ell_i}' },
+  y_hat: { '': '\\hat y_i = \\sum_j w_{ij}\\, y_j' },
+  P: { '': 'P_{i,2j} = \\sin\\frac{i}{10000^{2j/d}},\\quad P_{i,2j+1} = \\cos\\frac{i}{10000^{2j/d}}' },
+};
+
+/** The step formula's TeX for `field` of `algorithm` (null: none). */
+export function stepTex(algorithm: string, field: string): string | null {
+  const f = FORMULAS[field];
+  return f ? f[algorithm] ?? f[''] ?? null : null;
+}
+
+const RENDERED = new Map<string, Element>();
+
+/** The step's formula as MathML (a new copy each call), or null where it has none. */
+export function stepFormula(algorithm: string, field: string, lang: Lang): Node | null {
+  const en = stepTex(algorithm, field);
+  if (!en) return null;
+  const tex = lang === 'zh' ? en.replace('\\text{allowed}', '\\text{允许}').replace('\\text{masked}', '\\text{被掩蔽}') : en;
+  const key = `${lang}\n${tex}`;
+  let el = RENDERED.get(key);
+  if (!el) {
+    el = document.createElement('span');
+    el.setAttribute('lang', lang);
+    katex.render(tex, el as HTMLElement, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+    RENDERED.set(key, el);
+  }
+  return el.cloneNode(true);
+}
