@@ -20,6 +20,8 @@ after(async () => { await browser?.(); });
 
 const el = () => page.locator('attention-playground').first();
 const view = (field) => el().locator(`[data-field="${field}"]`).first();
+/** Opens the results' section `name` (a <details> below the flow, closed on presets not about it). */
+const openSection = (name) => el().locator(`details.dive[data-dive="${name}"]`).evaluate((d) => { d.open = true; });
 async function shot(name, field) {
   if (!SHOTS) return;
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -114,6 +116,7 @@ test('Bahdanau: d2l\'s shape test prints its shapes', async () => {
 
 test('complexity table: the three rows at n, d, k and the measured dot products', async () => {
   await openUrl(page, `${base}#preset=d2l-positional-encoding`);
+  await openSection('complexity');
   await view('complexity-table').waitFor();
   const cell = (row, arch) => view('complexity-table').locator(`tr[data-row="${row}"] td[data-arch="${arch}"]`).getAttribute('data-value');
   const check = async (n, d, k) => {
@@ -201,6 +204,12 @@ test('positional encoding: columns 6-9, the binary analogy, the rotation reprodu
 
 test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 draws; softmax with and without the scale', async () => {
   await openUrl(page, `${base}#preset=softmax-toy`);
+  await openSection('scale');
+  // d is the scenario's E (1 in the toy) until set: at d = 64 the scale matters
+  assert.equal(await el().locator('[data-key="scale.d"]').inputValue(), '1');
+  await el().locator('[data-key="scale.d"]').fill('64');
+  await el().locator('[data-key="scale.d"]').dispatchEvent('change');
+  await settle(page);
   await view('scale-stats').waitFor();
   const value = async (f) => Number(await view('scale-stats').locator(`tr[data-field="${f}"]`).getAttribute('data-value'));
   // sampling error of a variance over n = 2000 draws of a sum of d products: sd ≈ sqrt((2d² + 6d)/n) ≈ 2.1 at d = 64

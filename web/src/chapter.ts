@@ -3,7 +3,9 @@
 // runs, positional encoding's columns and δ, the scale argument's d and draws), and the Bahdanau
 // training's wiring to the Session. An algorithm's module names the views that go with it.
 import { isCancelled } from './worker/cancel';
-import type { Engine, Outcome, Scenario } from './engine/compute';
+import type { Engine, Outcome, Scenario, Trace } from './engine/compute';
+import { h } from './dom';
+import { df } from './i18n-d2l';
 import {
   COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats,
   type ComplexityParams, type Measured, type ScaleParams, type ScaleStats, type Session,
@@ -64,6 +66,17 @@ export class ChapterViews {
     return bahdanauView(this.#bahdanauOptions(lang));
   }
 
+  /** Bahdanau's cost line: per attention step (each decoder step scores every source position), and
+   * the training's on top (its steps are many: a percentage of one forward pass says nothing). */
+  costLine(trace: Trace, lang: Lang): HTMLElement {
+    const c = trace.cost as { dot_products: number; dense_dot_products: number; flops: number };
+    const n = trace.shapes.enc_outputs?.[1] ?? 0;
+    return h('div', { class: 'cost', dataset: { field: 'cost' } },
+      h('span', { dataset: { field: 'cost.step' }, text: df(lang, 'costStep', { n, steps: n && c.dense_dot_products / n }) }),
+      c.dot_products > c.dense_dot_products ? ` · ${df(lang, 'costTrain', { n: c.dot_products - c.dense_dot_products })}` : '',
+      ` · flops ${c.flops}`);
+  }
+
   /** Positional encoding's columns and δ, and the complexity table. */
   positional(lang: Lang): HTMLElement[] {
     const { trace, scenario: s } = this.#session;
@@ -116,7 +129,9 @@ export class ChapterViews {
 
   /** The 1/√d argument (beside full attention). */
   scale(lang: Lang): HTMLElement {
-    const p = this.#scale;
+    // d is the scenario's own E until the view's d is changed
+    const E = this.#session.trace?.shapes?.q?.[3];
+    const p = this.#scaleOwnD || !E ? this.#scale : { ...this.#scale, d: Math.min(E, 256) };
     const key = JSON.stringify(p);
     if (this.#scaleCache?.key !== key) {
       const { scaled, unscaled } = scaleScenarios(p);
@@ -127,12 +142,13 @@ export class ChapterViews {
     // not change it): the results keep it as it is drawn
     if (this.#scaleView_?.key !== key || this.#scaleView_.lang !== lang) {
       this.#scaleView_ = { key, lang, el: keep(scaleView({ params: p, stats: c.stats, scaled: c.scaled, unscaled: c.unscaled, lang,
-        onParams: (q) => { this.#scale = { ...this.#scale, ...q }; this.#redraw(); } })) };
+        onParams: (q) => { this.#scaleOwnD ||= 'd' in q; this.#scale = { ...p, ...q }; this.#redraw(); } })) };
     }
     return this.#scaleView_.el;
   }
 
   #scaleView_: { key: string; lang: Lang; el: HTMLElement } | null = null;
+  #scaleOwnD = false;
 
   /** Stops what runs in the background (the element left the page). */
   dispose(): void {

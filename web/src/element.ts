@@ -358,8 +358,11 @@ export class AttentionPlayground extends HTMLElement {
         const controls = this.getAttribute('controls');
         const sec = (el: HTMLElement | null) => el && section(el, controls, this.#open);
         if (trace) {
-          nodes.push(lazyPart('cost', () => costLine(trace, lang)), lazyPart('warnings', () => warningList(trace, lang)));
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, formula: this.#view('formulas')?.stepFormula })));
+          const stepCost = own?.cost === 'step' ? this.#view('chapter') : null;  // Bahdanau's: chapter.ts
+          nodes.push(lazyPart('cost', () => (stepCost && this.#chapter ? this.#chapter.costLine(trace, lang) : costLine(trace, lang))), lazyPart('warnings', () => warningList(trace, lang)));
+          // an algorithm's own flow once its chunk is there (its maps without the operations until then)
+          const steps = own?.flow ? this.#host.need(own.flow) ?? [] : undefined;
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#view('formulas')?.stepFormula })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
           if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {

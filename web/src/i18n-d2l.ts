@@ -18,6 +18,10 @@ const D = {
   modeMain: { en: 'on the page', zh: '在页面上' },
   trainCancelled: { en: 'Cancelled: the results below are the last good ones.', zh: '已取消：下面是上一次正确的结果。' },
   trainFailed: { en: 'Failed', zh: '失败' },
+  // flow (issue 14): Bahdanau's cost line, per attention step (chapter.ts)
+  costStep: { en: 'Cost: {n} additive scores per attention step (a decoder step against {n} source positions), {steps} steps in this forward pass',
+    zh: '代价：每个注意力步 {n} 个加性分数（一个解码步对 {n} 个源位置），本次前向共 {steps} 步' },
+  costTrain: { en: '{n} more in the training', zh: '训练中另有 {n} 个' },
   trainProgress: { en: 'training progress', zh: '训练进度' },
   cancel: { en: 'Cancel', zh: '取消' },
   trainAgain: { en: 'Train again', zh: '重新训练' },

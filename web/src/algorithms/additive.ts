@@ -1,6 +1,6 @@
 // additive: d2l's additive (Bahdanau) scoring, k with its own width; the chapter's feature view.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { explainer, isAlg, flow, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'hidden', kind: 'int', panel: 'options', label: { en: 'hidden h', zh: '隐藏维 h' }, min: 1, max: 64,
@@ -13,6 +13,7 @@ export default {
   props,
   maps: { scores: 'scores = w_vᵀ tanh(W_q q + W_k k)' },
   chapter: { views: (c, lang) => c.additive(lang) },
+  flow: flow('additive'),
   pytorch: snippet('additiveSnippet'),
   explain: explainer(() => import('../explain/additive')),
 } satisfies PageAlgorithm;

@@ -25,6 +25,7 @@ const props: Prop[] = [
 export default {
   name: 'bahdanau',
   traits: {},
+  cost: 'step',
   props,
   chapter: { views: (c, lang) => [c.bahdanau(lang)], first: true },
   pytorch: snippet('bahdanauSnippet'),

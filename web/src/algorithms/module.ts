@@ -93,8 +93,10 @@ export interface PageAlgorithm {
   props?: readonly Prop[];
   /** The results' map titles where they are not the generic ones (views/results.ts). */
   maps?: { scores?: string; weights?: Text; weightsCaption?: Text };
-  /** Its flow where it is not full attention's (scores, allowed, weights, context). */
-  flow?: FlowStep[];
+  /** Its cost line (views/results.ts): 'none', it computes no attention; 'step', per attention step. */
+  cost?: 'none' | 'step';
+  /** Its flow where it is not full attention's (scores, allowed, weights, context): views/flows.ts. */
+  flow?: () => Promise<FlowStep[]>;
   /** It approximates softmax attention (SPEC §3: exact_context and max_abs_error in the trace). */
   approximates?: boolean;
   /** The exact run beside its trace: 'weights', exact attention's weights for its view (on the same
@@ -120,6 +122,8 @@ export interface PageAlgorithm {
 
 /** The loader of an explainer module's default export (web/src/explain/<name>.ts). */
 export const explainer = (load: () => Promise<{ default: Explainer }>) => (): Promise<Explainer> => load().then((m) => m.default);
+/** The loader of views/flows.ts's flow `name` (a chunk of its own). */
+export const flow = (name: keyof typeof import('../views/flows')) => () => import('../views/flows').then((m) => m[name]);
 
 /** Whether the scenario's algorithm is one of `names` (for an algorithm's own property rows). */
 export const isAlg = (...names: string[]) => (s: Scenario) => names.includes(String(s.algorithm ?? ''));

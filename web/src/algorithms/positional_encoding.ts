@@ -16,6 +16,7 @@ const props: Prop[] = [
 export default {
   name: 'positional_encoding',
   traits: {},
+  cost: 'none',
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
   pytorch: snippet('positionalSnippet'),

@@ -29,37 +29,27 @@ export function fill(el: HTMLElement | null, children: readonly Node[]): void {
 /** The panel `name` (data-panel), if it is shown. */
 export const part = (root: ShadowRoot, name: string): HTMLElement | null => root.querySelector(`[data-panel="${name}"]`);
 
-/** The results' named sections below the flow, by the data-field of the view they hold: the
- * `controls` word that shows it (docs/page.md). */
-export const SECTIONS: Record<string, string> = {
-  'scale-view': 'scale', sparse: 'sparse', flash: 'flash', approx: 'approx', 'performer-view': 'sweep',
-  'linformer-view': 'reduced', 'pooling-view': 'reduced', 'lsh-view': 'reduced', 'linear-view': 'features',
-  additive: 'features', 'nadaraya-watson': 'kernel', positional: 'positional', complexity: 'complexity', bahdanau: 'training',
-};
 /** Closed until opened: the deep dives no preset is about (the others are the algorithm's own view). */
 const CLOSED = ['scale', 'complexity'];
 
-/** Whether `controls` shows the section `word`: every one unless it names sections (or `flow`, none). */
-export function sectionShown(controls: string | null, word: string): boolean {
-  const words = controls?.split(/[\s,]+/) ?? [];
-  return !words.some((w) => w === 'flow' || Object.values(SECTIONS).includes(w)) || words.includes(word);
-}
-
-/** The view `el` as a named section (<details>, its heading the summary; `open`: the user's choice
- * kept by the element, else open unless a deep dive no preset is about); null when hidden. */
+/** The view `el` as a named section below the flow (<details>, its heading the summary), named by
+ * its data-field without "-view" (docs/page.md); null where `controls` hides it (`-name`, or `flow`:
+ * the flow alone). Open: the user's choice kept by the element, else unless a deep dive no preset is about. */
 export function section(el: HTMLElement, controls: string | null, open: ReadonlyMap<string, boolean>): HTMLElement | null {
-  const word = SECTIONS[el.dataset.field ?? ''] ?? el.dataset.field ?? 'view';
-  if (!sectionShown(controls, word)) return null;
+  const name = (el.dataset.field ?? '').replace(/-view$/, '');
+  const words = controls?.split(/[\s,]+/) ?? [];
+  if (words.includes('flow') || words.includes(`-${name}`)) return null;
   const head = el.querySelector(':scope > h3');
   head?.classList.add('dive-head');
-  return h('details', { class: 'dive', open: open.get(word) ?? !CLOSED.includes(word), dataset: { dive: word } },
-    h('summary', null, h('h3', { text: head?.textContent ?? word })), el);
+  return h('details', { class: 'dive', open: open.get(name) ?? !CLOSED.includes(name), dataset: { dive: name } },
+    h('summary', null, h('h3', { text: head?.textContent ?? name })), el);
 }
 
 /** The panels of the `controls` attribute (empty, missing or "all": every one), empty, in `app`. */
 export function layout(app: HTMLElement, controls: string | null): void {
-  const all = controls === null || controls.trim() === '' || controls.trim() === 'all';
   const words = controls?.split(/[\s,]+/) ?? [];
+  // every panel: no attribute, empty, or `all` (with a section's `-name`, say)
+  const all = controls === null || controls.trim() === '' || words.includes('all');
   const shown = new Set(all ? PANELS : PANELS.filter((p) => words.includes(p)));
   clear(app);
   if (shown.has('preset')) app.append(h('header', { class: 'top', dataset: { panel: 'preset' } }));

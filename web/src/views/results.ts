@@ -14,6 +14,8 @@ export interface ResultsOptions {
   lang: Lang;
   /** A step's formula (views/step-formulas.ts, lazy: none until it is loaded). */
   formula?: (algorithm: string, field: string, lang: Lang) => Node | null;
+  /** The algorithm's own flow (views/flows.ts, once loaded); default full attention's. */
+  steps?: FlowStep[];
 }
 
 const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
@@ -21,7 +23,8 @@ const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}
 export function costLine(trace: Trace, lang: Lang): HTMLElement {
   const c = trace.cost;
   const box = h('div', { class: 'cost', dataset: { field: 'cost' } });
-  if (!c) return box;
+  // positional encoding computes no attention: no cost line (Bahdanau's is per attention step: chapter.ts)
+  if (!c || algorithm(trace.algorithm)?.cost) return box;
   const pct = c.dense_dot_products > 0 ? Math.round((100 * c.dot_products) / c.dense_dot_products) : 100;
   box.append(
     h('span', { class: 'cost-label', text: t(lang, 'cost') + ':' }), ' ',
@@ -130,9 +133,9 @@ export function results(o: ResultsOptions): HTMLElement {
   const { trace } = o;
   const shapes = trace.shapes ?? {};
   const dims = (f: string) => shapes[f] && tuple(`(${shapes[f].join(', ')})`);
-  const steps = (algorithm(trace.algorithm)?.flow ?? FLOW).filter((s) => shapes[s.field] || trace[s.field] !== undefined);
+  const steps = (o.steps ?? FLOW).filter((s) => shapes[s.field] || trace[s.field] !== undefined);
   const flow = h('div', { class: 'maps flow' });
-  const inputs = (algorithm(trace.algorithm)?.flow?.[0]?.inputs ?? ['q', 'k', 'v']).filter(dims);
+  const inputs = (steps[0]?.inputs ?? ['q', 'k', 'v']).filter(dims);
   if (inputs.length) flow.append(h('div', { class: 'flow-step flow-in', dataset: { step: 'inputs' } }, ...inputs.map((f) => h('div', { class: 'chip', text: `${f} ${dims(f)}` }))));
   for (const f of [...steps, ...MAPS.filter((m) => !steps.some((s) => s.field === m)).map((field) => ({ field }) as FlowStep)]) {
     const spec = mapSpec(trace, f.field, o.b, o.h, o.lang);
@@ -141,6 +144,8 @@ export function results(o: ResultsOptions): HTMLElement {
     flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
       f.op ? h('div', { class: 'step-op' }, h('code', { text: `→ ${f.op}` }), h('span', { text: tuple(f.shape ?? '') }),
         h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
+      f.op && f.from?.every((x) => shapes[x]) !== false ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${f.op}`) }), h('span', { text: tuple(f.shape ?? '') }),
+        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' })) : null,
       spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
   return flow;
