@@ -1,6 +1,6 @@
 // additive: d2l's additive (Bahdanau) scoring, k with its own width; the chapter's feature view.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, flow, snippet, type PageAlgorithm } from './module';
+import { isAlg, flow, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'hidden', kind: 'int', panel: 'options', label: { en: 'hidden h', zh: '隐藏维 h' }, min: 1, max: 64,
@@ -15,5 +15,4 @@ export default {
   chapter: { views: (c, lang) => c.additive(lang) },
   flow: flow('additive'),
   pytorch: snippet('additiveSnippet'),
-  explain: explainer(() => import('../explain/additive')),
 } satisfies PageAlgorithm;

@@ -114,14 +114,13 @@ export interface PageAlgorithm {
   measured?: readonly MeasuredRun[];
   /** Runs after each draw of the results, whatever the algorithm (a timer of its own to start or stop). */
   afterRender?: (host: ViewHost) => void;
-  /** el.explain: its explainer of a cell (web/src/explain/<name>.ts, a chunk of its own). */
+  /** el.explain: its explainer of a cell, where explain/dispatch.ts's table has none (that table
+   * costs the first load nothing: a loader here is first-load code). */
   explain?: () => Promise<Explainer>;
   /** Copy as PyTorch: its snippet builder (pytorch.ts, a chunk of its own). */
   pytorch: () => Promise<SnippetBuilder>;
 }
 
-/** The loader of an explainer module's default export (web/src/explain/<name>.ts). */
-export const explainer = (load: () => Promise<{ default: Explainer }>) => (): Promise<Explainer> => load().then((m) => m.default);
 /** The loader of views/flows.ts's flow `name` (a chunk of its own). */
 export const flow = (name: keyof typeof import('../views/flows')) => () => import('../views/flows').then((m) => m[name]);
 
