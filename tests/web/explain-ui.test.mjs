@@ -104,6 +104,12 @@ test('a score lights its q row and k column in the input grids; a context cell i
   const E = (await el().evaluate((e) => e.scenario.q[0][0][0].length));
   const keys = (name, row) => Array.from({ length: E }, (_, e) => `${name}[0][${row}][0][${e}]`);
   assert.deepEqual(p.operands, [...keys('k', 4), ...keys('q', 3)].sort());
+  // pointing at a product's row in the terms lights its two cells, q[3][e] and k[4][e]
+  const row = el().locator('.xp-terms tr[data-term]').first();
+  await row.hover();
+  assert.deepEqual(await page.evaluate(() => [...document.querySelector('attention-playground').shadowRoot.querySelectorAll('.xp-term [data-key]')]
+    .map((e) => e.dataset.key).sort()), ['k[0][4][0][0]', 'q[0][3][0][0]']);
+  await cell('scores', '0,0,3,4').hover();
   await cell('context', '0,2,0,1').hover();
   p = await panelFor('context', '0,2,0,1');
   // the weights row (at least its allowed keys) and the v column d = 1 of the same keys

@@ -25,7 +25,7 @@ const tt = viewText({
 });
 
 /** Terms shown in the table (a context cell over L_K keys has 2 L_K of them). */
-const MAX_TERMS = 24;
+const MAX_TERMS = 12;
 
 type Explains = HTMLElement & { explain?: (field: string, index: number[]) => Promise<Explanation> };
 
@@ -51,6 +51,8 @@ interface State {
   pinned: Target | null;
   seq: number;
   lit: Element[];
+  /** The terms in the table (their rows' data-term). */
+  shownTerms: Term[];
   /** Outlines drawn over canvas maps. */
   marks: Element[];
   /** The canvas maps' cursors, by figure. */
@@ -79,17 +81,16 @@ function stateOf(root: ShadowRoot): State {
   let st = STATES.get(root);
   if (st) return st;
   adopt(root);
-  const lang = langOf(root);
   const title = h('span', { class: 'xp-title' });
   const value = h('output', { class: 'xp-value' });
   const formula = h('div', { class: 'xp-formula' });
   const text = h('p', { class: 'xp-text', id: newId('xp-text'), attrs: { role: 'status' } });
   const terms = h('div', { class: 'xp-terms' });
-  const close = h('button', { type: 'button', class: 'xp-close', text: '×', attrs: { 'aria-label': tt(lang, 'close') } });
-  const panel = h('div', { class: 'xp-panel', hidden: true, attrs: { role: 'region', 'aria-label': tt(lang, 'explanation') } },
-    h('div', { class: 'xp-head' }, title, ' = ', value, close), formula, text, terms,
-    h('p', { class: 'xp-keys', text: tt(lang, 'keys') }));
-  st = { panel, title, value, formula, text, terms, shown: null, pinned: null, seq: 0, lit: [], marks: [], cursors: new WeakMap(), leave: undefined };
+  const close = h('button', { type: 'button', class: 'xp-close', text: '×' });
+  // its words are set by each show, in the element's language then
+  const panel = h('div', { class: 'xp-panel', hidden: true, attrs: { role: 'region' } },
+    h('div', { class: 'xp-head' }, title, ' = ', value, close), formula, text, terms, h('p', { class: 'xp-keys' }));
+  st = { panel, title, value, formula, text, terms, shown: null, pinned: null, seq: 0, lit: [], shownTerms: [], marks: [], cursors: new WeakMap(), leave: undefined };
   const s = st;
   close.addEventListener('click', () => {
     const back = s.pinned?.el;
@@ -157,7 +158,7 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
   switch (e.type) {
     case 'pointerover': {
       if (t instanceof HTMLCanvasElement) return canvasHover(root, st, e as MouseEvent, t);
-      if (inPanel) { clearTimeout(st.leave); return; }
+      if (inPanel) { clearTimeout(st.leave); pointTerm(root, st, t.closest('tr[data-term]')); return; }
       const td = t.closest<HTMLElement>(MAP_CELL);
       const target = td && tableTarget(td);
       if (target) { clearTimeout(st.leave); show(root, st, target); }
@@ -357,7 +358,12 @@ async function explainInto(root: ShadowRoot, st: State, target: Target, seq: num
 
 function render(st: State, target: Target, x: Explanation | null, error: string,
   k: typeof import('katex').default | null, lang: Lang): void {
-  st.panel.lang = lang;
+  if (st.panel.lang !== lang) {
+    st.panel.lang = lang;
+    st.panel.setAttribute('aria-label', tt(lang, 'explanation'));
+    st.panel.querySelector('.xp-close')!.setAttribute('aria-label', tt(lang, 'close'));
+    st.panel.querySelector('.xp-keys')!.textContent = tt(lang, 'keys');
+  }
   st.title.textContent = `${target.field}[${target.index.join(', ')}]`;
   st.value.textContent = x ? exact(x.value) : '';
   clear(st.formula);
@@ -367,6 +373,7 @@ function render(st: State, target: Target, x: Explanation | null, error: string,
     return;
   }
   st.text.textContent = x.text;
+  st.shownTerms = x.terms;
   if (k) {
     // MathML: Chromium, Firefox and Safari draw it with the page's fonts (no KaTeX CSS or fonts)
     for (const [n, line] of steps(x.formula).entries()) {
@@ -377,8 +384,8 @@ function render(st: State, target: Target, x: Explanation | null, error: string,
   }
   if (x.terms.length) {
     const body = h('tbody');
-    for (const term of x.terms.slice(0, MAX_TERMS)) {
-      body.append(h('tr', null, h('th', { attrs: { scope: 'row' }, text: term.name }), h('td', { text: fmt(term.value, 4) })));
+    for (const [n, term] of x.terms.slice(0, MAX_TERMS).entries()) {
+      body.append(h('tr', { dataset: termRefs(term).length ? { term: String(n) } : undefined }, h('th', { attrs: { scope: 'row' }, text: term.name }), h('td', { text: fmt(term.value, 4) })));
     }
     const table = h('table', null,
       h('caption', { text: tt(lang, 'terms') }),
@@ -412,7 +419,7 @@ export function steps(tex: string): string[] {
 const termRefs = (term: Term): CellRef[] => [...(term.ref ? [term.ref] : []), ...(term.refs ?? [])];
 
 function unlight(st: State): void {
-  for (const el of st.lit) el.classList.remove('xp-operand', 'xp-cell');
+  for (const el of st.lit) el.classList.remove('xp-operand', 'xp-cell', 'xp-term');
   for (const el of st.marks) el.remove();
   st.lit = [];
   st.marks = [];
@@ -421,26 +428,44 @@ function unlight(st: State): void {
 function light(root: ShadowRoot, st: State, x: Explanation, target: Target): void {
   const refs: CellRef[] = [...x.operands];
   for (const term of x.terms) refs.push(...termRefs(term));
+  if (!target.canvas) { target.el.classList.add('xp-cell'); st.lit.push(target.el); }
+  st.lit.push(...cellsOf(root, refs, (set, fig) => markCanvas(st, fig, set)));
+  for (const el of st.lit) if (el !== target.el) el.classList.add('xp-operand');
+  if (target.canvas) markCanvas(st, target.fig, new Set([target.index.join(',')]), true);
+}
+
+/** The drawn cells of `refs`: in the maps (td[data-index]) and the input grids (their cells carry
+ * the path as data-key); a canvas map's set goes to `canvas`. */
+function cellsOf(root: ShadowRoot, refs: readonly CellRef[], canvas?: (set: Set<string>, fig: HTMLElement) => void): Element[] {
   const byField = new Map<string, Set<string>>();
   for (const r of refs) {
     let set = byField.get(r.field);
     if (!set) byField.set(r.field, set = new Set());
     set.add(r.index.join(','));
   }
-  const add = (el: Element | null, cls: string) => { if (el) { el.classList.add(cls); st.lit.push(el); } };
-  if (!target.canvas) add(target.el, 'xp-cell');
+  const out: Element[] = [];
   for (const [field, set] of byField) {
     for (const fig of root.querySelectorAll<HTMLElement>(`figure[data-field="${CSS.escape(field)}"]`)) {
       const tds = fig.querySelectorAll<HTMLElement>('td[data-index]');
-      for (const td of tds) if (set.has(td.dataset.index!)) add(td, 'xp-operand');
-      if (!tds.length) markCanvas(st, fig, set);
+      for (const td of tds) if (set.has(td.dataset.index!)) out.push(td);
+      if (!tds.length) canvas?.(set, fig);
     }
-    // the input grids: q, k, v, x... (their cells carry the path as data-key)
     for (const fig of root.querySelectorAll<HTMLElement>(`figure.editor[data-tensor="${CSS.escape(field)}"]`)) {
-      for (const s of set) add(fig.querySelector(`[data-key="${CSS.escape(pathText(field, parseIndex(s)))}"]`)?.closest('td') ?? null, 'xp-operand');
+      for (const s of set) {
+        const td = fig.querySelector(`[data-key="${CSS.escape(pathText(field, parseIndex(s)))}"]`)?.closest('td');
+        if (td) out.push(td);
+      }
     }
   }
-  if (target.canvas) markCanvas(st, target.fig, new Set([target.index.join(',')]), true);
+  return out;
+}
+
+/** A term's row pointed at in the panel: its cells stand out among the operands. */
+function pointTerm(root: ShadowRoot, st: State, row: Element | null): void {
+  for (const el of root.querySelectorAll('.xp-term')) el.classList.remove('xp-term');
+  const n = row ? Number((row as HTMLElement).dataset.term) : NaN;
+  const term = st.terms.isConnected && Number.isInteger(n) ? st.shownTerms[n] : undefined;
+  if (term) for (const el of cellsOf(root, termRefs(term))) el.classList.add('xp-term');
 }
 
 /** Outlines over a canvas map's cells (at most a few hundred: a row or a column of a big map). */

@@ -12,7 +12,11 @@ const CONTEXT = 'c_{id} = \\sum_j w_{ij}\\, v_{jd}';
 
 /** The formula of step `field`, by algorithm ('' = any). */
 const FORMULAS: Record<string, Record<string, string>> = {
-  scores: { '': DOT, additive: 's_{ij} = w_v^\\top \\tanh(W_q\\, q_i + W_k\\, k_j)' },
+  q: { multihead: 'q_{i,h} = (x_i\\, W_q)_{h}' },
+  features: { '': 'f_{ij} = \\tanh(W_q\\, q_i + W_k\\, k_j)' },
+  projected_k: { '': '\\bar k_p = \\sum_j E_{pj}\\, k_j' },
+  pooled_k: { '': '\\bar k_p = \\operatorname{pool}_{j \\in \\text{window}_p} k_j' },
+  scores: { '': DOT, additive: 's_{ij} = w_v^\\top f_{ij}' },
   allowed: {
     '': '\\tilde s_{ij} = \\begin{cases} s_{ij} & \\text{allowed}_{ij} \\\\ -\\infty & \\text{masked} \\end{cases}',
   },
@@ -27,6 +31,7 @@ const FORMULAS: Record<string, Record<string, string>> = {
   head_weights: { '': SOFTMAX },
   attn: { '': SOFTMAX },
   context: { '': CONTEXT },
+  head_context: { '': CONTEXT },
   output: { '': '\\text{output} = \\operatorname{concat}_h\\big(c^{(h)}\\big)\\, W_o', flash: 'o_i = \\frac{\\sum_j e^{s_{ij} - m_i}\\, v_j}{\\ell_i}' },
   y_hat: { '': '\\hat y_i = \\sum_j w_{ij}\\, y_j' },
   P: { '': 'P_{i,2j} = \\sin\\frac{i}{10000^{2j/d}},\\quad P_{i,2j+1} = \\cos\\frac{i}{10000^{2j/d}}' },
