@@ -362,7 +362,7 @@ export class AttentionPlayground extends HTMLElement {
           nodes.push(lazyPart('cost', () => (stepCost && this.#chapter ? this.#chapter.costLine(trace, lang) : costLine(trace, lang))), lazyPart('warnings', () => warningList(trace, lang)));
           // an algorithm's own flow once its chunk is there (its maps without the operations until then)
           const steps = own?.flow ? this.#host.need(own.flow) ?? [] : undefined;
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#view('formulas')?.stepFormula })));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#formulas() })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
           if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {
@@ -384,6 +384,13 @@ export class AttentionPlayground extends HTMLElement {
     const modified = this.#root.querySelector<HTMLElement>('.modified');
     if (modified) modified.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
+  }
+
+  /** The flow steps' formulas of this element (views/step-formulas.ts: null until loaded). */
+  #formula: ((algorithm: string, field: string, lang: Lang) => Node | null) | undefined;
+  #formulas() {
+    const m = this.#view('formulas');
+    return m ? (this.#formula ??= m.formulas()) : undefined;
   }
 
   /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */

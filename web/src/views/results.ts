@@ -142,10 +142,8 @@ export function results(o: ResultsOptions): HTMLElement {
     if (!spec && !shapes[f.field]) continue;
     const sizes = f.from?.every(dims) ? `${f.from.map(dims).join(' × ')} → ${dims(f.field)}` : '';
     flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
-      f.op ? h('div', { class: 'step-op' }, h('code', { text: `→ ${f.op}` }), h('span', { text: tuple(f.shape ?? '') }),
-        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
       f.op && f.from?.every((x) => shapes[x]) !== false ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${f.op}`) }), h('span', { text: tuple(f.shape ?? '') }),
-        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' })) : null,
+        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
       spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
   return flow;

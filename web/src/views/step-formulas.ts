@@ -1,9 +1,9 @@
 // Each flow step's formula (issue 14 item 3), beside its operation and shape chain in the step's
 // `.step-formula` slot (views/results.ts): KaTeX, MathML output (no fonts, no CSS). A lazy chunk,
-// loaded after the first trace (lazy.ts `formulas`); each formula is rendered once and cloned
-// into every later render (an edit patches identical nodes: nothing to do).
+// loaded after the first trace (lazy.ts `formulas`).
 import katex from 'katex';
 import type { Lang } from '../i18n';
+import { keep } from './patch';
 
 // (computed as e^{s − max} over the same sum: the cell's panel shows that)
 const SOFTMAX = 'w_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}}';
@@ -43,20 +43,23 @@ export function stepTex(algorithm: string, field: string): string | null {
   return f ? f[algorithm] ?? f[''] ?? null : null;
 }
 
-const RENDERED = new Map<string, Element>();
-
-/** The step's formula as MathML (a new copy each call), or null where it has none. */
-export function stepFormula(algorithm: string, field: string, lang: Lang): Node | null {
-  const en = stepTex(algorithm, field);
-  if (!en) return null;
-  const tex = lang === 'zh' ? en.replace('\\text{allowed}', '\\text{允许}').replace('\\text{masked}', '\\text{被掩蔽}') : en;
-  const key = `${lang}\n${tex}`;
-  let el = RENDERED.get(key);
-  if (!el) {
-    el = document.createElement('span');
-    el.setAttribute('lang', lang);
-    katex.render(tex, el as HTMLElement, { output: 'mathml', throwOnError: false, strict: 'ignore' });
-    RENDERED.set(key, el);
-  }
-  return el.cloneNode(true);
+/** One element's step formulas (element.ts makes one per element): each rendered once, and the
+ * same node given back to every later render, kept (views/patch.ts) where it is drawn: an edit
+ * costs a map lookup, no KaTeX, no copy, no patch of the formula. */
+export function formulas(): (algorithm: string, field: string, lang: Lang) => Node | null {
+  const mine = new Map<string, Node>();
+  return (algorithm, field, lang) => {
+    const en = stepTex(algorithm, field);
+    if (!en) return null;
+    const tex = lang === 'zh' ? en.replace('\\text{allowed}', '\\text{允许}').replace('\\text{masked}', '\\text{被掩蔽}') : en;
+    let node = mine.get(tex);
+    if (!node) {
+      const el = document.createElement('span');
+      el.setAttribute('lang', lang);
+      katex.render(tex, el, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+      node = keep(el);
+      mine.set(tex, node);
+    }
+    return node;
+  };
 }
