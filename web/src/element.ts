@@ -24,6 +24,7 @@ import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } fro
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
+import { explainHook } from './views/explain-hook';
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
@@ -66,6 +67,7 @@ export class AttentionPlayground extends HTMLElement {
     adoptStyles(this.#root);
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
+    explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
     // toggle does not bubble: caught on its way down
     this.#root.addEventListener('toggle', (e) => {
       const d = e.target as HTMLElement;
@@ -360,7 +362,7 @@ export class AttentionPlayground extends HTMLElement {
           nodes.push(lazyPart('cost', () => (stepCost && this.#chapter ? this.#chapter.costLine(trace, lang) : costLine(trace, lang))), lazyPart('warnings', () => warningList(trace, lang)));
           // an algorithm's own flow once its chunk is there (its maps without the operations until then)
           const steps = own?.flow ? this.#host.need(own.flow) ?? [] : undefined;
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps })));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#formulas() })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
           if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {
@@ -383,6 +385,13 @@ export class AttentionPlayground extends HTMLElement {
     if (modified) modified.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's
+  }
+
+  /** The flow steps' formulas of this element (views/step-formulas.ts: null until loaded). */
+  #formula: ((algorithm: string, field: string, lang: Lang) => Node | null) | undefined;
+  #formulas() {
+    const m = this.#view('formulas');
+    return m ? (this.#formula ??= m.formulas()) : undefined;
   }
 
   /** The view `name` as built last time when `deps` are the same (Object.is), else built anew. */

@@ -10,6 +10,7 @@ const LOADERS = {
   export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
   explain: () => import('./explain/dispatch'), // el.explain(): a cell's derivation (SPEC §1)
   link: () => import('./link'), // #z= links: deflate-raw and base64url
+  formulas: () => import('./views/step-formulas'), // the flow steps' formulas (KaTeX), after the first trace
 } as const;
 
 export type LazyName = keyof typeof LOADERS;

@@ -283,6 +283,14 @@ function showHover(st: CanvasState, i: number, j: number): void {
   if (o.indexOf) hover.dataset.index = o.indexOf(i, j);
 }
 
+/** A canvas map's cell (i, j), shown on its hover line if `hover`: its index path (views/explain-panel.ts). */
+export function canvasCell(fig: Element, i: number, j: number, hover = true): string | undefined {
+  const st = STATES.get(fig);
+  if (st?.mode !== 'canvas') return undefined;
+  if (hover) showHover(st, i, j);
+  return st.o.indexOf?.(i, j);
+}
+
 /** After an update: the hover line shows the new value of the cell it showed. */
 function refreshHover(st: CanvasState): void {
   const { row, col } = st.hover.dataset;
@@ -356,9 +364,8 @@ function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: numb
     for (let j = 0; j < cols; j++) {
       const v = o.values[i][j];
       const td = document.createElement('td');
-      const x = exact(v);
-      td.title = x;
-      td.dataset.value = x;
+      td.tabIndex = i || j ? -1 : 0;  // a map is one tab stop; arrow keys walk it (views/explain-panel.ts)
+      td.dataset.value = exact(v);  // no title: the explain panel shows the value (views/explain-panel.ts)
       const index = o.indexOf?.(i, j);
       if (index !== undefined) td.dataset.index = index;
       const bg = color(v);
@@ -384,7 +391,9 @@ function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: numb
     st.vals.push(vals); st.texts.push(texts); st.bgs.push(bgs); st.classes.push(classes); st.noteTexts.push(noteTexts); st.indexes.push(indexes);
   }
   table.append(body);
-  fig.append(scrollBox(table));
+  const box = scrollBox(table);
+  box.tabIndex = -1;  // its cells are the tab stop
+  fig.append(box);
   return st;
 }
 
@@ -414,9 +423,7 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
       const same = Object.is(v, vals[j]);
       if (!same) {
         vals[j] = v;
-        const x = exact(v);
-        td.setAttribute('title', x);
-        td.setAttribute('data-value', x);
+        td.setAttribute('data-value', exact(v));
       }
       if (!same || recolour) {
         color ??= colorFor(o.color, o.values, false, o.extent);

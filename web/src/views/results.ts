@@ -12,6 +12,8 @@ export interface ResultsOptions {
   b: number;
   h: number;
   lang: Lang;
+  /** A step's formula (views/step-formulas.ts, lazy: none until it is loaded). */
+  formula?: (algorithm: string, field: string, lang: Lang) => Node | null;
   /** The algorithm's own flow (views/flows.ts, once loaded); default full attention's. */
   steps?: FlowStep[];
 }
@@ -141,7 +143,7 @@ export function results(o: ResultsOptions): HTMLElement {
     const sizes = f.from?.every(dims) ? `${f.from.map(dims).join(' × ')} → ${dims(f.field)}` : '';
     flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
       f.op && f.from?.every((x) => shapes[x]) !== false ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${f.op}`) }), h('span', { text: tuple(f.shape ?? '') }),
-        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' })) : null,
+        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
       spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
   return flow;
