@@ -96,6 +96,21 @@ const EN = {
   longRunCancelled: 'Cancelled: the results below are the last good ones.',
   longRunFailed: 'The background run failed',
   longRunCancel: 'Cancel',
+  // colour (item 4): the maps' legends and axis names (views/heatmap.ts, results.ts)
+  masked: 'masked',
+  axisQuery: 'query i',
+  axisKey: 'key j',
+  axisFeature: 'feature d',
+  axisProjected: 'projected key p',
+  axisPooled: 'pooled key p',
+  axisTarget: 'target step t',
+  axisSource: 'source token s',
+  axisVocab: 'vocabulary token',
+  axisPosition: 'position i',
+  axisDimension: 'dimension j',
+  axisTest: 'test point i',
+  axisTrain: 'training point j',
+  axisPrediction: 'prediction ŷ',
 };
 
 export type Key = keyof typeof EN;

@@ -18,5 +18,6 @@ export default {
   traits: {},
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
+  maps: { axes: { P: ['axisPosition', 'axisDimension'] } },
   pytorch: snippet('positionalSnippet'),
 } satisfies PageAlgorithm;
