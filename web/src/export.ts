@@ -9,7 +9,8 @@
 import type { Trace } from './engine/compute';
 import { fmt, shapeOf } from './format';
 import { t, type Lang } from './i18n';
-import { cellScale, textColorOf, type ColorKind, type HeatmapOptions } from './views/heatmap';
+import { cellScale, type ColorKind, type HeatmapOptions } from './views/heatmap';
+import { textColorOf } from './views/colors';
 import { anyMasked, rangeText, spanOf } from './views/legend';
 import { contextSpec, mapSpec } from './views/results';
 

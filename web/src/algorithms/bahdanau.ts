@@ -27,6 +27,6 @@ export default {
   traits: {},
   props,
   chapter: { views: (c, lang) => [c.bahdanau(lang)], first: true },
-  maps: { axes: { weights: ['axisTarget', 'axisSource'], output: ['axisTarget', 'axisVocab'] } },
+  maps: { axes: { weights: ['axisTgt', 'axisSrc'], output: ['axisTgt', 'axisVocab'] } },
   pytorch: snippet('bahdanauSnippet'),
 } satisfies PageAlgorithm;

@@ -23,7 +23,7 @@ export default {
   traits: { scale: true },
   props,
   maps: { scores: 'scores = scale · Q (E_proj K)ᵀ', weights: { en: 'weights = softmax(scale · Q (E_proj K)ᵀ): L_Q × k', zh: '权重 = softmax(scale · Q (E_proj K)ᵀ)：L_Q × k' },
-    axes: { scores: ['axisQuery', 'axisProjected'], weights: ['axisQuery', 'axisProjected'] } },
+    axes: { scores: ['axisQuery', 'axisProj'], weights: ['axisQuery', 'axisProj'] } },
   approximates: true,
   exact: 'weights',
   view: reducedView('linformerView'),

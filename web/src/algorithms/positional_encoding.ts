@@ -18,6 +18,6 @@ export default {
   traits: {},
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
-  maps: { axes: { P: ['axisPosition', 'axisDimension'] } },
+  maps: { axes: { P: ['axisPos', 'axisDim'] } },
   pytorch: snippet('positionalSnippet'),
 } satisfies PageAlgorithm;

@@ -4,7 +4,7 @@ import { tx, viewText, type Key, type Lang, type Text } from '../i18n';
 
 const A = {
   sample: { en: 'sample s', zh: '样本 s' },
-  topQuery: { en: 'top query (top_index)', zh: '入选查询（top_index）' },
+  topQuery: { en: 'top query', zh: '入选查询' },
   featureE: { en: 'feature e', zh: '特征 e' },
   featureF: { en: 'feature f of φ', zh: 'φ 的特征 f' },
   omega: { en: 'random feature ω_m', zh: '随机特征 ω_m' },

@@ -110,7 +110,7 @@ function heldOut(trace: Trace, task: string, lang: Lang): HTMLElement | null {
   const stepLabel = (t: number) => (t < predicted.length ? tokenName(predicted[t]) : '<eos>');
   const map = heatmap({
     title: d(lang, 'heldoutWeights'), caption: d(lang, task === 'copy' ? 'heldoutCaptionCopy' : 'heldoutCaption'),
-    field: 'heldout_weights', values: w, color: 'weights', lang, axes: axes(lang, 'axisTarget', 'axisSource'),
+    field: 'heldout_weights', values: w, color: 'weights', lang, axes: axes(lang, 'axisTgt', 'axisSrc'),
     rowLabels: range(w.length).map((t) => `${t}: ${stepLabel(t)}`), colLabels: src.map((x, j) => `${j}: ${tokenName(x)}`),
     indexOf: (i, j) => `${i},${j}`, rowHeader: d(lang, 'stepHeader'),
     cellClass: (i, j) => (i < rows && best[i] === j ? 'argmax' : undefined),

@@ -132,7 +132,7 @@ export function flashView(o: FlashViewOptions): HTMLElement {
   for (const r of [...soFar, ...fullRows]) for (const v of r) if (Number.isFinite(num(v))) extent = Math.max(extent, Math.abs(num(v)));
   const labels = (p: string, n: number) => range(n).map((x) => `${p}${x}`);
   const maps = h('div', { class: 'maps' });
-  const names = axes(lang, 'axisQuery', 'axisFeature');
+  const names = axes(lang, 'axisQuery', 'axisFeat');
   maps.append(heatmap({ title: tx(lang, L.partial), field: 'partial_context', values: part, color: 'diverging', lang, axes: names,
     rowLabels: labels('q', Lq), colLabels: labels('d', D), indexOf: (i, j) => `${b},${hh},${t},${i},${j}` }));
   maps.append(heatmap({ title: tx(lang, L.soFar), caption: tx(lang, L.soFarCaption), field: 'flash.output', values: soFar,

@@ -7,7 +7,6 @@ import { t, type Lang } from '../i18n';
 import { colorFor, domainOf, largest, textColorOf, type ColorKind } from './colors';
 
 export type { ColorKind } from './colors';
-export { textColorOf };
 
 export interface HeatmapOptions {
   title: string;
@@ -432,9 +431,7 @@ export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement =>
 let legends: typeof import('./legend') | undefined;
 let loadingLegends: Promise<unknown> | undefined;
 function fillLegend(st: MapState): void {
-  const { o } = st, compact = st.mode === 'canvas';
-  // the scale is handed over: the legend imports nothing of the maps' (no import cycle, no chunk more)
-  if (legends) legends.fillLegend(st.legend, o, domainOf(o.color, o.values, compact, o.extent), colorFor(o.color, o.values, compact, o.extent), st.rows, st.cols);
+  if (legends) legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
   else {
     loadingLegends ??= new Promise((r) => setTimeout(r)).then(() => import('./legend')).then((m) => { legends = m; });
     void loadingLegends.then(() => fillLegend(st));

@@ -2,7 +2,7 @@
 // the centre of a diverging scale), the map's smallest and largest values as text, and the hatch
 // of its masked cells. Loaded after the first maps are drawn (views/heatmap.ts fillLegend).
 import { h } from '../dom';
-import { textColorOf } from './colors';
+import { colorFor, domainOf, textColorOf } from './colors';
 import { exact, fmt, range } from '../format';
 import { viewText, type Lang } from '../i18n';
 import type { HeatmapOptions } from './heatmap';
@@ -30,7 +30,7 @@ export function anyMasked(o: HeatmapOptions, rows: number, cols: number): boolea
 /** A swatch of the legend (its layout here, not in styles.css: this module is not in the first load). */
 function swatch(cls: string, text: string): HTMLElement {
   const sw = h('span', { class: `lg-swatch ${cls}`, text });
-  sw.style.cssText = 'display:inline-block;min-width:16px;height:14px;text-align:center;line-height:14px';
+  sw.style.cssText = 'display:inline-block;min-width:16px;height:14px;margin-right:4px;text-align:center;line-height:14px';
   return sw;
 }
 
@@ -40,15 +40,16 @@ export const rangeText = (lang: Lang, [lo, hi]: [number, number]): string => `${
 /** What each legend shows, by its element: the same again is not redrawn. */
 const SHOWN = new WeakMap<Element, string>();
 
-/** Fills `box` (a map's div.map-legend) for the map `o` as drawn: its colour scale's `domain`
- * (null: none, booleans) and `color`. */
-export function fillLegend(box: HTMLElement, o: HeatmapOptions, domain: [number, number] | null, color: (v: unknown) => string | null,
-  rows: number, cols: number): void {
+/** Fills `box` (a map's div.map-legend) for the map `o` as drawn (`compact`: on a canvas). Its
+ * scale is colors.ts's, as the map's: the legend imports nothing of the maps' (no import cycle). */
+export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean, rows: number, cols: number): void {
+  const domain = domainOf(o.color, o.values, compact, o.extent);
   const span = spanOf(o.values);
   const masked = anyMasked(o, rows, cols);
   const key = `${o.lang}|${o.color}|${domain}|${span}|${masked}`;
   if (SHOWN.get(box) === key) return;
   SHOWN.set(box, key);
+  const color = colorFor(o.color, o.values, compact, o.extent);
   const parts: HTMLElement[] = [];
   if (domain) {
     const [lo, hi] = domain;
@@ -71,7 +72,9 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, domain: [number,
   }
   if (span) parts.push(h('span', { class: 'lg-range', text: rangeText(o.lang, span) }));
   if (masked) parts.push(h('span', null, swatch('masked', ''), t(o.lang, 'masked')));
+  for (const p of parts) p.style.cssText ||= 'display:inline-flex;align-items:center';
   box.replaceChildren(...parts);
+  box.style.cssText = 'display:flex;flex-wrap:wrap;align-items:center;gap:2px 12px';
   box.dataset.kind = o.color;
   if (span) Object.assign(box.dataset, { min: exact(span[0]), max: exact(span[1]) });
   else { delete box.dataset.min; delete box.dataset.max; }

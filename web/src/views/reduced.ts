@@ -63,7 +63,7 @@ function matrixMap(trace: Trace, field: string, title: string, caption: string, 
   const m = trace[field];
   if (!Array.isArray(m) || !Array.isArray(m[0])) return null;
   const values = m as unknown[][];
-  return heatmap({ title, caption, field, values, color: 'diverging', lang, axes: axes(lang, 'axisProjected', 'axisKey'), rowLabels: labels(rows, values.length),
+  return heatmap({ title, caption, field, values, color: 'diverging', lang, axes: axes(lang, 'axisProj', 'axisKey'), rowLabels: labels(rows, values.length),
     colLabels: labels(cols, values[0].length), indexOf: (i, j) => `${i},${j}` });
 }
 
@@ -84,8 +84,8 @@ export function linformerView(o: ReducedViewOptions): HTMLElement {
     matrixMap(trace, 'E_proj', t(lang, 'eProj'), t(lang, 'projCaption'), lang, 'p', 'k'),
     matrixMap(trace, 'F_proj', t(lang, 'fProj'), t(lang, 'projCaption'), lang, 'p', 'k')));
   root.append(maps(
-    blhMap(trace, 'projected_k', t(lang, 'projectedK'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProjected', 'featureE'), 'p', 'e'),
-    blhMap(trace, 'projected_v', t(lang, 'projectedV'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProjected', 'axisFeature'), 'p', 'd')));
+    blhMap(trace, 'projected_k', t(lang, 'projectedK'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProj', 'featureE'), 'p', 'e'),
+    blhMap(trace, 'projected_v', t(lang, 'projectedV'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProj', 'axisFeat'), 'p', 'd')));
   root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: `${t(lang, 'linformerWeights')} (L_Q × ${k ?? 'k'})`,
     caption: t(lang, 'linformerWeightsCaption'), colLabels: labels('p', k ?? 0) }));
   root.append(approxPanel({ trace, lang, b, h: hh, name: `linformer (k = ${k ?? '?'})` }));
@@ -102,7 +102,7 @@ export function poolingView(o: ReducedViewOptions): HTMLElement {
   const windows = range(Lp).map((p) => `p${p} (k${p * stride}${kernel > 1 ? `–${p * stride + kernel - 1}` : ''})`);
   const pooled = (field: string, title: string, cols: string) => {
     return blhMap(trace, field, `${title} (L' = ${Lp})`, t(lang, 'pooledCaption'), b, hh, lang,
-      axes(lang, 'axisPooled', cols === 'e' ? 'featureE' : 'axisFeature'), 'p', cols, windows);
+      axes(lang, 'axisPooled', cols === 'e' ? 'featureE' : 'axisFeat'), 'p', cols, windows);
   };
   root.append(h('p', { class: 'formula mono', dataset: { field: 'pool-formula' } },
     `${o.pool ?? 'avg'}_pool1d(kernel = ${kernel}, stride = ${stride}): L_K = ${trace.shapes.k?.[1] ?? '?'} → L' = ⌊(L_K − kernel) / stride⌋ + 1 = ${Lp}`));

@@ -51,7 +51,7 @@ export function contextSpec(trace: Trace, field: string, title: string, caption:
   const rows = (at(trace[field], [b]) as unknown[][] | undefined) ?? [];
   const values = rows.map((r) => (Array.isArray(r[hh]) ? (r[hh] as unknown[]) : []));
   return {
-    title, caption, field, values, color: 'diverging', lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisFeature'),
+    title, caption, field, values, color: 'diverging', lang, axes: [t(lang, 'axisQuery'), t(lang, 'axisFeat')],
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
     indexOf: (i, j) => `${b},${i},${hh},${j}`,
   };
@@ -87,7 +87,7 @@ function genericSpec(trace: Trace, field: string, b: number, lang: Lang, color: 
   if (sh.length >= 3) { values = (at(v, [b]) ?? []) as unknown[][]; index = (i, j) => `${b},${i},${j}`; }
   else if (sh.length === 2) { values = v as unknown[][]; index = (i, j) => `${i},${j}`; }
   else { values = [Array.isArray(v) ? v : [v]]; index = (_i, j) => `${j}`; }
-  return { title: field, caption, field, values, color, indexOf: index, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisFeature'),
+  return { title: field, caption, field, values, color, indexOf: index, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisFeat'),
     rowLabels: labels('', values.length), colLabels: labels('', values[0]?.length ?? 0) };
 }
 
