@@ -8,8 +8,10 @@
 // the SVG is built with createElementNS and serialised, so its text is escaped by the serialiser.
 import type { Trace } from './engine/compute';
 import { fmt, shapeOf } from './format';
-import type { Lang } from './i18n';
-import { cellColor, textColorOf, type ColorKind, type HeatmapOptions } from './views/heatmap';
+import { t, type Lang } from './i18n';
+import { cellScale, type ColorKind, type HeatmapOptions } from './views/heatmap';
+import { textColorOf } from './views/colors';
+import { anyMasked, rangeText, spanOf } from './views/legend';
 import { contextSpec, mapSpec } from './views/results';
 
 export const KINDS = ['json', 'csv', 'svg', 'png', 'pytorch'] as const;
@@ -57,10 +59,10 @@ function slicedAxes(field: string, n: number): number[] {
 }
 
 /** A field the results do not draw, sliced at (b, h) by its layout. */
-function genericSpec(trace: Trace, field: string, b: number, hh: number): HeatmapOptions {
+function genericSpec(trace: Trace, field: string, b: number, hh: number, lang: Lang): HeatmapOptions {
   const v = trace[field];
   const shape = shapeOf(v);
-  if (BLHD.has(field) && shape.length === 4) return contextSpec(trace, field, field, '', Math.min(b, shape[0] - 1), Math.min(hh, shape[2] - 1));
+  if (BLHD.has(field) && shape.length === 4) return contextSpec(trace, field, field, '', Math.min(b, shape[0] - 1), Math.min(hh, shape[2] - 1), lang);
   const fixed = slicedAxes(field, shape.length);
   const at = [b, hh];
   const values: unknown[][] = [], rowLabels: string[] = [], paths: number[][] = [];
@@ -79,7 +81,7 @@ function genericSpec(trace: Trace, field: string, b: number, hh: number): Heatma
   walk(v as unknown[], 0, [], []);
   const color: ColorKind = bools ? 'bool' : /weights|attn/.test(field) ? 'weights' : 'diverging';
   const cols = values.reduce((m, r) => Math.max(m, r.length), 0);
-  return { title: field, field, values, color, rowLabels, colLabels: Array.from({ length: cols }, (_, j) => String(j)),
+  return { title: field, field, values, color, lang, axes: [t(lang, 'row'), t(lang, 'col')], rowLabels, colLabels: Array.from({ length: cols }, (_, j) => String(j)),
     indexOf: (i, j) => [...paths[i], j].join(',') };
 }
 
@@ -89,7 +91,7 @@ export function mapOf(trace: Trace, field: string, b: number, hh: number, lang: 
   const list = `(fields: ${fields.join(', ')})`;
   if (!(field in trace)) fail(`field "${field}" is not in the trace ${list}`, 'field');
   if (!fields.includes(field)) fail(`field "${field}" is not a map of numbers ${list}`, 'field');
-  const spec = mapSpec(trace, field, b, hh, lang) ?? genericSpec(trace, field, b, hh);
+  const spec = mapSpec(trace, field, b, hh, lang) ?? genericSpec(trace, field, b, hh, lang);
   if (!spec.values.length || !spec.values[0]?.length) fail(`field "${field}" has no cells at b = ${b}, h = ${hh}`, 'field');
   return spec;
 }
@@ -110,8 +112,9 @@ export function toCsv(o: HeatmapOptions): string {
 // ---- SVG and PNG: one layout, drawn twice ----
 
 interface Rect { x: number; y: number; w: number; h: number; fill: string; masked: boolean; index: string }
-interface Label { x: number; y: number; text: string; size: number; anchor: 'start' | 'middle' | 'end'; fill: string; bold?: boolean }
-interface Scene { width: number; height: number; rects: Rect[]; labels: Label[]; title: string }
+interface Label { x: number; y: number; text: string; size: number; anchor: 'start' | 'middle' | 'end'; fill: string; bold?: boolean; up?: boolean }
+/** `legend`: the colour bar's steps and the masked swatch, drawn as the page's legend is. */
+interface Scene { width: number; height: number; rects: Rect[]; legend: Rect[]; labels: Label[]; title: string }
 
 /** Values shown in the cells up to this many rows and columns; colours only beyond. */
 const TEXT_SIDE = 16;
@@ -141,13 +144,13 @@ function blockValue(o: HeatmapOptions, i0: number, j0: number, block: number): {
   return { v: bools === n ? sum / n >= 0.5 : sum / n, masked: masked === cells };
 }
 
-function layout(o: HeatmapOptions, field: string, shape: number[], where: string): Scene {
+function layout(o: HeatmapOptions, field: string, shape: number[], where: string, lang: Lang): Scene {
   const rows = o.values.length;
   const cols = o.values.reduce((m, r) => Math.max(m, r.length), 0);
   const block = Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_SIDE));
   const gr = Math.ceil(rows / block), gc = Math.ceil(cols / block);
   const withText = rows <= TEXT_SIDE && cols <= TEXT_SIDE;
-  const color = cellColor(o);
+  const { color, domain, kind } = cellScale(o);
   const texts = withText ? o.values.map((r, i) => r.map((v, j) => (o.cellText ? o.cellText(i, j, v) : fmt(v)))) : [];
   const widest = texts.flat().reduce((m, s) => Math.max(m, s.length), 0);
   const cw = withText ? Math.max(36, Math.ceil(widest * charWidth(11)) + 12) : Math.max(2, Math.min(24, Math.floor(640 / Math.max(gr, gc))));
@@ -161,12 +164,37 @@ function layout(o: HeatmapOptions, field: string, shape: number[], where: string
   const rowText = Math.max(1, ...Array.from({ length: gr }, (_, i) => rowLabel(i).length));
   const title = `${field} (${shape.join(' × ')})`;
   const sub = [o.title !== field ? o.title : '', where, block > 1 ? `each cell the mean of ${block} × ${block}` : ''].filter(Boolean).join(' · ');
-  const left = 12 + Math.ceil(rowText * charWidth(size)) + 8;
-  const top = 12 + 20 + (sub ? 18 : 0) + size + 8;
-  const width = Math.max(left + gc * cw + 12, 24 + Math.ceil(Math.max(textWidth(title, 15), textWidth(sub, 12))));
-  const height = top + gr * ch + 12;
+  // the axis names: the rows' written upwards at the left, the columns' above their labels
+  const left = 12 + 16 + Math.ceil(rowText * charWidth(size)) + 8;
+  const top = 12 + 20 + (sub ? 18 : 0) + 16 + size + 8;
+  const span = spanOf(o.values);
+  const range = span ? rangeText(lang, span) : '';
+  const width = Math.max(left + gc * cw + 12, 24 + Math.ceil(Math.max(textWidth(title, 15), textWidth(sub, 12))), left + 180 + textWidth(range, 11) + 90);
+  const bottom = top + gr * ch;
+  const height = bottom + 12 + 40;
   const labels: Label[] = [{ x: 12, y: 12 + 15, text: title, size: 15, anchor: 'start', fill: INK, bold: true }];
   if (sub) labels.push({ x: 12, y: 12 + 20 + 13, text: sub, size: 12, anchor: 'start', fill: MUTED });
+  labels.push({ x: left + (gc * cw) / 2, y: top - size - 10, text: `${o.axes[1]} →`, size: 11, anchor: 'middle', fill: MUTED },
+    { x: 12 + 11, y: top + (gr * ch) / 2, text: `${o.axes[0]} →`, size: 11, anchor: 'middle', fill: MUTED, up: true });
+  // the legend below the map: the colour bar over the scale's domain (0 at a diverging one's centre), the range, the hatch
+  const legend: Rect[] = [];
+  const ly = bottom + 14;
+  if (domain) {
+    const [lo, hi] = domain, steps = 40, w = 160 / steps;
+    for (let k = 0; k < steps; k++) {
+      legend.push({ x: left + k * w, y: ly, w: w + 0.5, h: 10, fill: color(lo + ((hi - lo) * (k + 0.5)) / steps) ?? EMPTY, masked: false, index: '' });
+    }
+    const tick = (x: number, v: number, anchor: Label['anchor']) => labels.push({ x, y: ly + 23, text: fmt(v), size: 10, anchor, fill: MUTED });
+    tick(left, lo, 'start');
+    if (kind === 'diverging') tick(left + 80, 0, 'middle');
+    tick(left + 160, hi, 'end');
+  }
+  if (range) labels.push({ x: left + (domain ? 172 : 0), y: ly + 9, text: range, size: 11, anchor: 'start', fill: MUTED });
+  if (anyMasked(o, rows, cols)) {
+    const x = left + (domain ? 172 : 0) + textWidth(range, 11) + 16;
+    legend.push({ x, y: ly, w: 14, h: 10, fill: EMPTY, masked: true, index: '' });
+    labels.push({ x: x + 18, y: ly + 9, text: t(lang, 'masked'), size: 11, anchor: 'start', fill: MUTED });
+  }
   for (let j = 0; j < gc; j += colStep) labels.push({ x: left + j * cw + cw / 2, y: top - 6, text: colLabel(j), size, anchor: 'middle', fill: MUTED });
   for (let i = 0; i < gr; i += rowStep) labels.push({ x: left - 6, y: top + i * ch + ch / 2 + size * 0.35, text: rowLabel(i), size, anchor: 'end', fill: MUTED });
   const rects: Rect[] = [];
@@ -180,7 +208,7 @@ function layout(o: HeatmapOptions, field: string, shape: number[], where: string
       if (withText) labels.push({ x: x + cw / 2, y: y + ch / 2 + 4, text: texts[i][j], size: 11, anchor: 'middle', fill: textColorOf(fill) });
     }
   }
-  return { width, height, rects, labels, title };
+  return { width, height, rects, legend, labels, title };
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -200,7 +228,7 @@ export function toSvg(scene: Scene): string {
   svg.setAttribute('viewBox', `0 0 ${scene.width} ${scene.height}`);
   svg.setAttribute('font-family', FONT);
   el('title', {}).textContent = scene.title;
-  if (scene.rects.some((r) => r.masked)) {
+  if (scene.rects.some((r) => r.masked) || scene.legend.some((r) => r.masked)) {
     const pattern = el('pattern', { id: 'masked', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, el('defs', {}));
     el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#8c959f', 'stroke-width': 1.5 }, pattern);
   }
@@ -210,10 +238,16 @@ export function toSvg(scene: Scene): string {
     el('rect', { x: r.x, y: r.y, width: r.w, height: r.h, fill: r.fill, 'data-index': r.index }, cells);
     if (r.masked) el('rect', { x: r.x, y: r.y, width: r.w, height: r.h, fill: 'url(#masked)', class: 'masked' }, svg);
   }
+  const legend = el('g', { class: 'legend' });
+  for (const r of scene.legend) {
+    el('rect', { x: r.x, y: r.y, width: r.w, height: r.h, fill: r.fill }, legend);
+    if (r.masked) el('rect', { x: r.x, y: r.y, width: r.w, height: r.h, fill: 'url(#masked)', stroke: MUTED, 'stroke-width': 0.5 }, legend);
+  }
   const text = el('g', { class: 'labels' });
   for (const l of scene.labels) {
     const attrs: Record<string, string | number> = { x: l.x, y: l.y, 'font-size': l.size, 'text-anchor': l.anchor, fill: l.fill };
     if (l.bold) attrs['font-weight'] = 700;
+    if (l.up) attrs.transform = `rotate(-90 ${l.x} ${l.y})`;
     el('text', attrs, text).textContent = l.text;
   }
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(doc) + '\n';
@@ -230,7 +264,7 @@ export function toPng(scene: Scene): Promise<Blob> {
   ctx.scale(scale, scale);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, scene.width, scene.height);
-  for (const r of scene.rects) {
+  for (const r of [...scene.rects, ...scene.legend]) {
     ctx.fillStyle = r.fill;
     ctx.fillRect(r.x, r.y, r.w, r.h);
     if (r.masked) {
@@ -249,7 +283,11 @@ export function toPng(scene: Scene): Promise<Blob> {
     ctx.font = `${l.bold ? '700 ' : ''}${l.size}px ${FONT}`;
     ctx.fillStyle = l.fill;
     ctx.textAlign = l.anchor === 'middle' ? 'center' : l.anchor === 'end' ? 'right' : 'left';
-    ctx.fillText(l.text, l.x, l.y);
+    ctx.save();
+    ctx.translate(l.x, l.y);
+    if (l.up) ctx.rotate(-Math.PI / 2);
+    ctx.fillText(l.text, 0, 0);
+    ctx.restore();
   }
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('export: the canvas gave no PNG'))), 'image/png'));
 }
@@ -276,7 +314,7 @@ export async function exportTrace(trace: Trace | null, kind: unknown, field: unk
   if (kind === 'csv') return new Blob([toCsv(map)], { type: 'text/csv' });
   const shape = shapeOf(trace[name]);
   const where = shape.length >= 4 || BH3.has(name) ? `b = ${b}, h = ${hh}` : shape.length === 3 ? `b = ${b}` : '';
-  const scene = layout(map, name, shape, where);
+  const scene = layout(map, name, shape, where, lang);
   if (kind === 'svg') return new Blob([toSvg(scene)], { type: 'image/svg+xml' });
   return toPng(scene);
 }

@@ -10,7 +10,9 @@ export function fmt(x: unknown, digits = 3): string {
   const a = Math.abs(x);
   if (Number.isInteger(x) && a < 1e5) return String(x);
   if (a >= 1e5 || a < 1e-3) return x.toExponential(2).replace('e+', 'e');
-  return x.toFixed(digits);
+  // a value that rounds to a whole number (11.9999999997) reads as one: "12", not "12.000"
+  const s = x.toFixed(digits);
+  return Math.abs(+s) >= 1 ? s.replace(/\.0+$/, '') : s;
 }
 
 /** Full precision, for the title tooltip and data-value. */

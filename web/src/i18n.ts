@@ -96,6 +96,21 @@ const EN = {
   longRunCancelled: 'Cancelled: the results below are the last good ones.',
   longRunFailed: 'The background run failed',
   longRunCancel: 'Cancel',
+  // colour (item 4): the maps' legends and axis names (views/heatmap.ts, results.ts)
+  masked: 'masked',
+  axisQuery: 'query i',
+  axisKey: 'key j',
+  axisFeat: 'feature d',
+  axisProj: 'projected key p',
+  axisPooled: 'pooled key p',
+  axisTgt: 'target step t',
+  axisSrc: 'source token s',
+  axisVocab: 'vocabulary token',
+  axisPos: 'position i',
+  axisDim: 'dimension j',
+  axisTest: 'test point i',
+  axisTrain: 'training point j',
+  axisPred: 'prediction ŷ',
 };
 
 export type Key = keyof typeof EN;

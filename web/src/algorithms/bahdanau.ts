@@ -29,5 +29,6 @@ export default {
   props,
   chapter: { views: (c, lang) => [c.bahdanau(lang)], first: true },
   flow: flow('bahdanau'),
+  maps: { axes: { weights: ['axisTgt', 'axisSrc'], output: ['axisTgt', 'axisVocab'] } },
   pytorch: snippet('bahdanauSnippet'),
 } satisfies PageAlgorithm;

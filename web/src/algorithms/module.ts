@@ -2,7 +2,7 @@
 // imported by the registry (index.ts), so they hold descriptors only: their views and snippet
 // builders are `() => import(...)` loaders, fetched when a trace of theirs is first drawn or copied.
 import { catalogEntry, type Scenario, type Trace } from '../engine/compute';
-import type { Lang, Text } from '../i18n';
+import type { Key, Lang, Text } from '../i18n';
 import type { Prop } from '../state/props';
 import type { Session } from '../state/session';
 import type { ChapterViews } from '../chapter';
@@ -110,8 +110,8 @@ export interface PageAlgorithm {
   traits: PageTraits;
   /** Its own rows of the property table (props.ts), in order. */
   props?: readonly Prop[];
-  /** The results' map titles where they are not the generic ones (views/results.ts). */
-  maps?: { scores?: string; weights?: Text; weightsCaption?: Text };
+  /** The results' map titles where they are not the generic ones, and its maps' axis names by field (views/results.ts). */
+  maps?: { scores?: string; weights?: Text; weightsCaption?: Text; axes?: Record<string, readonly [Key, Key]> };
   /** Its cost line (views/results.ts): 'none', it computes no attention; 'step', per attention step. */
   cost?: 'none' | 'step';
   /** Its flow where it is not full attention's (scores, allowed, weights, context): views/flows.ts. */

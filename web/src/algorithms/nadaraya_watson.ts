@@ -26,6 +26,7 @@ export default {
   name: 'nadaraya_watson',
   traits: {},
   props,
+  maps: { axes: { weights: ['axisTest', 'axisTrain'], y_hat: ['axisPred', 'axisTest'] } },
   view: view(() => import('../views/nadaraya'), (m, host, trace) =>
     m && m.nadarayaView({ trace, scenario: host.session.scenario, lang: host.lang }), { part: 'nadaraya' }),
   flow: flow('nadaraya_watson'),

@@ -20,5 +20,6 @@ export default {
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
   flow: flow('positional_encoding'),
+  maps: { axes: { P: ['axisPos', 'axisDim'] } },
   pytorch: snippet('positionalSnippet'),
 } satisfies PageAlgorithm;

@@ -9,6 +9,7 @@ import { featureRows, featureScores } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 
 export function additiveView(trace: Trace, b: number, lang: Lang): HTMLElement | null {
   if (!Array.isArray(trace.features)) return null;
@@ -20,15 +21,16 @@ export function additiveView(trace: Trace, b: number, lang: Lang): HTMLElement |
   const maxDiff = recomputed ? Math.max(0, ...recomputed.map((x, r) => Math.abs(x - scores[r]))) : null;
   const feat = heatmap({
     title: d(lang, 'featuresTitle'), caption: df(lang, 'featuresCaption', { rows: rows.length, h: hidden }), field: 'additive.features',
-    values: rows, color: 'diverging', extent: 1, rowLabels: labels, colLabels: Array.from({ length: hidden }, (_, c) => `h${c}`),
+    values: rows, color: 'diverging', extent: 1, lang, axes: axes(lang, 'pair', 'hidden'), rowLabels: labels, colLabels: Array.from({ length: hidden }, (_, c) => `h${c}`),
     indexOf: (r, c) => `${b},${pairs[r][0]},${pairs[r][1]},${c}`,
   });
   const sc = heatmap({
     title: d(lang, 'featureScoresTitle'), caption: d(lang, 'featureScoresCaption'), field: 'additive.scores',
-    values: scores.map((x) => [x]), color: 'diverging', rowLabels: labels, colLabels: ['score'],
+    values: scores.map((x) => [x]), color: 'diverging', lang, axes: axes(lang, 'pair', 'score'), rowLabels: labels, colLabels: ['score'],
     indexOf: (r) => `${b},0,${pairs[r][0]},${pairs[r][1]}`,
   });
   const wvMap = wv ? heatmap({ title: 'w_v', field: 'additive.w_v', values: [wv], color: 'diverging', rowLabels: ['w_v'],
+    lang, axes: axes(lang, { en: 'w_v', zh: 'w_v' }, 'hidden'),
     colLabels: wv.map((_, c) => `h${c}`), indexOf: (_r, c) => `${c}` }) : null;
   return h('section', { class: 'chapter additive', dataset: { field: 'additive' } },
     h('h3', { text: d(lang, 'additiveTitle') }), h('p', { class: 'intro', text: d(lang, 'additiveIntro') }),

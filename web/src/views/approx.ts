@@ -84,10 +84,10 @@ export function approxPanel(o: ApproxPanelOptions): HTMLElement {
   if (trace.exact_context !== undefined && trace.context !== undefined) {
     const extent = Math.max(1e-12, sliceExtent(trace.context, b, hh), sliceExtent(trace.exact_context, b, hh));
     root.append(h('div', { class: 'maps' },
-      contextMap(trace, 'context', `${t(lang, 'contextOf')} ${o.name ?? trace.algorithm}`, t(lang, 'contextCaption'), b, hh,
+      contextMap(trace, 'context', `${t(lang, 'contextOf')} ${o.name ?? trace.algorithm}`, t(lang, 'contextCaption'), b, hh, lang,
         { field: 'approx.context', extent }),
       h('span', { class: 'arrow', attrs: { 'aria-hidden': 'true' }, text: '≈' }),
-      contextMap(trace, 'exact_context', t(lang, 'exactContext'), t(lang, 'exactContextCaption'), b, hh, { extent })));
+      contextMap(trace, 'exact_context', t(lang, 'exactContext'), t(lang, 'exactContextCaption'), b, hh, lang, { extent })));
   }
   return root;
 }

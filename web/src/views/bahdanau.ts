@@ -8,6 +8,7 @@ import { argmaxRows, d2lShapes, mirrored, tokenName, type TrainState } from '../
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 import { lineChart } from './chart';
 
 export interface BahdanauViewOptions {
@@ -109,7 +110,7 @@ function heldOut(trace: Trace, task: string, lang: Lang): HTMLElement | null {
   const stepLabel = (t: number) => (t < predicted.length ? tokenName(predicted[t]) : '<eos>');
   const map = heatmap({
     title: d(lang, 'heldoutWeights'), caption: d(lang, task === 'copy' ? 'heldoutCaptionCopy' : 'heldoutCaption'),
-    field: 'heldout_weights', values: w, color: 'weights',
+    field: 'heldout_weights', values: w, color: 'weights', lang, axes: axes(lang, 'axisTgt', 'axisSrc'),
     rowLabels: range(w.length).map((t) => `${t}: ${stepLabel(t)}`), colLabels: src.map((x, j) => `${j}: ${tokenName(x)}`),
     indexOf: (i, j) => `${i},${j}`, rowHeader: d(lang, 'stepHeader'),
     cellClass: (i, j) => (i < rows && best[i] === j ? 'argmax' : undefined),

@@ -10,6 +10,7 @@ import { at, exact, fmt, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { tx, type Lang, type Text } from '../i18n';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 
 export interface FlashViewOptions {
   trace: Trace;
@@ -131,12 +132,13 @@ export function flashView(o: FlashViewOptions): HTMLElement {
   for (const r of [...soFar, ...fullRows]) for (const v of r) if (Number.isFinite(num(v))) extent = Math.max(extent, Math.abs(num(v)));
   const labels = (p: string, n: number) => range(n).map((x) => `${p}${x}`);
   const maps = h('div', { class: 'maps' });
-  maps.append(heatmap({ title: tx(lang, L.partial), field: 'partial_context', values: part, color: 'diverging',
+  const names = axes(lang, 'axisQuery', 'axisFeat');
+  maps.append(heatmap({ title: tx(lang, L.partial), field: 'partial_context', values: part, color: 'diverging', lang, axes: names,
     rowLabels: labels('q', Lq), colLabels: labels('d', D), indexOf: (i, j) => `${b},${hh},${t},${i},${j}` }));
   maps.append(heatmap({ title: tx(lang, L.soFar), caption: tx(lang, L.soFarCaption), field: 'flash.output', values: soFar,
-    color: 'diverging', extent, rowLabels: labels('q', Lq), colLabels: labels('d', D), indexOf: (i, j) => `${i},${j}` }));
+    color: 'diverging', extent, lang, axes: names, rowLabels: labels('q', Lq), colLabels: labels('d', D), indexOf: (i, j) => `${i},${j}` }));
   const fullFig = heatmap({ title: tx(lang, L.fullContext), caption: fullTrace ? tx(lang, L.fullCaption) : 'context', field: 'flash.full',
-    values: fullRows, color: 'diverging', extent, rowLabels: labels('q', Lq), colLabels: labels('d', D),
+    values: fullRows, color: 'diverging', extent, lang, axes: names, rowLabels: labels('q', Lq), colLabels: labels('d', D),
     indexOf: (i, j) => `${b},${i},${hh},${j}` });
   maps.append(fullFig);
   box.append(maps);

@@ -1,11 +1,12 @@
-// A matrix drawn as a table of coloured cells, each showing its value (DOM only).
-import { interpolateBlues, interpolateRdBu, interpolateGreens } from 'd3-scale-chromatic';
+// A matrix drawn as a table of coloured cells, each showing its value (DOM only), between its
+// axis names, above its legend (views/legend.ts, loaded after the first maps are drawn).
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
 import { exact, fmt } from '../format';
 import { t, type Lang } from '../i18n';
+import { colorFor, domainOf, largest, textColorOf, type ColorKind } from './colors';
 
-export type ColorKind = 'weights' | 'diverging' | 'bool' | 'count' | 'none';
+export type { ColorKind } from './colors';
 
 export interface HeatmapOptions {
   title: string;
@@ -32,55 +33,14 @@ export interface HeatmapOptions {
   rowHeader?: string;
   /** Diverging maps: the largest |value| of the colour scale (maps drawn side by side share one). */
   extent?: number;
-  /** The language of a canvas map's note (English when absent). */
-  lang?: Lang;
+  /** The names of the row and the column axis ('query i', 'key j'): every map names its axes. */
+  axes: readonly [string, string];
+  /** The language of the legend and of a canvas map's note. */
+  lang: Lang;
 }
 
 /** Above this many cells a map is drawn on a canvas (values on hover), not as a table. */
 export const TEXT_CELLS = 400;
-
-/** Black or white text, whichever contrasts more with the cell (WCAG relative luminance): the
- * better of the two is at least 4.58:1 on any background (WCAG AA asks 4.5), which no softer dark
- * grey guarantees. */
-const textColor = (bg: string) => {
-  const c = rgb(bg);
-  const lin = (v: number) => { const x = v / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
-  const L = 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
-  return (L + 0.05) / 0.05 >= 1.05 / (L + 0.05) ? '#000000' : '#ffffff';
-};
-
-/** The largest of `init` and f(x) over the finite numbers x of `values` (no spread: maps can
- * hold more numbers than a call takes arguments). */
-function largest(values: unknown[][], init: number, f: (x: number) => number = (x) => x): number {
-  let m = init;
-  for (const row of values) {
-    for (const x of row) if (typeof x === 'number' && Number.isFinite(x)) { const y = f(x); if (y > m) m = y; }
-  }
-  return m;
-}
-
-// The maps' colours are d3-scale-chromatic's interpolators at t, the value mapped linearly as
-// d3-scale's scaleSequential([0, top]) and scaleDiverging([-m, 0, m]) map it (the same arithmetic;
-// the interpolators clamp t to [0, 1]). d3-scale itself stays with the charts: on the first load it
-// brought d3-format's locale, which no tree-shaking drops (issue 8's 150 KB).
-function colorFor(kind: ColorKind, values: unknown[][], compact: boolean, extent?: number): ((v: unknown) => string | null) {
-  if (kind === 'weights') {
-    // Weights are in [0, 1]; a large map's weights are small, so it is scaled to its largest one.
-    const k = 1 / (compact ? largest(values, 1e-12) : 1);
-    return (v) => (typeof v === 'number' && Number.isFinite(v) ? interpolateBlues(v * 0.85 * k) : null);
-  }
-  if (kind === 'count') {
-    const max = largest(values, 1), k = 1 / max;
-    return (v) => (typeof v === 'number' && v > 0 ? interpolateGreens((0.25 * max + 0.6 * v) * k) : null);
-  }
-  if (kind === 'bool') return (v) => (v === true ? '#d7ecd9' : v === false ? '#eceef1' : null);
-  if (kind === 'diverging') {
-    const m = extent ?? largest(values, 1e-12, Math.abs), k = 0.5 / m;
-    const color = (t: number) => interpolateRdBu(1 - (0.5 + (t - 0.5) * 0.8));
-    return (v) => (typeof v === 'number' && Number.isFinite(v) ? color(0.5 + v * k) : null);
-  }
-  return () => null;
-}
 
 /** Above this many cells a map is drawn on a canvas, one pixel per cell, scaled up; above
  * MAX_PIXELS cells along a side it is downsampled (each pixel the mean of a block of cells). */
@@ -97,9 +57,7 @@ function rgbLookup(kind: ColorKind, values: unknown[][], extent?: number): (v: u
     const color = colorFor(kind, values, true, extent);
     return (v) => { const css = color(v); if (!css) return null; const x = rgb(css); return [x.r, x.g, x.b]; };
   }
-  let lo = 0, hi = 1;
-  if (kind === 'diverging') { hi = extent ?? largest(values, 1e-12, Math.abs); lo = -hi; }
-  else { hi = largest(values, kind === 'count' ? 1 : 1e-12); lo = 0; }
+  const [lo, hi] = domainOf(kind, values, true, extent)!;
   const steps = 256;
   const key = `${kind}:${lo}:${hi}`;
   let table = TABLES.get(key);
@@ -123,23 +81,19 @@ function rgbLookup(kind: ColorKind, values: unknown[][], extent?: number): (v: u
   };
 }
 
-/** The text colour for a background, remembered (a map's colours repeat from edit to edit). */
-const TEXT_COLORS = new Map<string, string>();
-export function textColorOf(bg: string): string {
-  let c = TEXT_COLORS.get(bg);
-  if (c === undefined) {
-    c = textColor(bg);
-    if (TEXT_COLORS.size > 4096) TEXT_COLORS.clear();
-    TEXT_COLORS.set(bg, c);
-  }
-  return c;
-}
 
 // ---- a map's body, kept with its figure so that the next trace updates it in place ----
 
 /** What a drawn map keeps to update itself: its options and, for a table, each cell's element and
  * what it shows; for a canvas, the canvas and the hover line. */
-interface TableState {
+/** What every drawn map keeps: its axis names and its legend (views/legend.ts fills it). */
+interface Frame {
+  body: HTMLElement;
+  axes: HTMLElement[];
+  legend: HTMLElement;
+}
+
+interface TableState extends Frame {
   mode: 'table';
   o: HeatmapOptions;
   rows: number;
@@ -164,7 +118,7 @@ interface TableState {
   scaleKey: string;
 }
 
-interface CanvasState {
+interface CanvasState extends Frame {
   mode: 'canvas';
   o: HeatmapOptions;
   rows: number;
@@ -176,6 +130,8 @@ interface CanvasState {
 }
 
 type MapState = TableState | CanvasState;
+/** A map's body as built, before its frame (axis names, legend) is added. */
+type Part<S extends MapState> = Omit<S, Exclude<keyof Frame, 'body'>>;
 
 /** The state of each drawn map, by its figure. */
 const STATES = new WeakMap<Element, MapState>();
@@ -230,6 +186,8 @@ export function updateMap(old: Element, next: Element): boolean {
     if (o.color !== st.o.color) return false;
     updateTable(st, o);
   }
+  o.axes.forEach((a, k) => { if (st.axes[k].textContent !== a) st.axes[k].textContent = a; });
+  fillLegend(st);
   PENDING.delete(next);
   return true;
 }
@@ -239,7 +197,7 @@ const mode = (rows: number, cols: number): 'table' | 'canvas' => (rows * cols > 
 const blockOf = (rows: number, cols: number) => Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_PIXELS));
 
 /** Paints a canvas map's pixels from its options' values. */
-function paint(st: CanvasState): void {
+function paint(st: Part<CanvasState>): void {
   const { o, rows, cols, block, ctx } = st;
   if (!ctx) return;
   const gw = Math.ceil(cols / block), gh = Math.ceil(rows / block);
@@ -261,10 +219,9 @@ function paint(st: CanvasState): void {
         }
       }
       const k = 4 * (gi * gw + gj);
-      let c: [number, number, number] | null;
-      if (masked === cells) c = [226, 228, 232];
-      else if (o.color === 'bool') c = lookup(block === 1 ? last : n > 0 && sum / n >= 0.5);
-      else c = n > 0 ? lookup(sum / n) : null;
+      // a masked block is left transparent: the canvas's background hatches it, as the tables do
+      if (masked === cells) continue;
+      const c = o.color === 'bool' ? lookup(block === 1 ? last : n > 0 && sum / n >= 0.5) : n > 0 ? lookup(sum / n) : null;
       const [r, g, b] = c ?? [246, 247, 249];
       px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
     }
@@ -273,10 +230,10 @@ function paint(st: CanvasState): void {
 }
 
 /** The hover line of a canvas map for cell (i, j) of its current values. */
-function showHover(st: CanvasState, i: number, j: number): void {
+function showHover(st: Part<CanvasState>, i: number, j: number): void {
   const { o, hover } = st;
   const v = o.values[i]?.[j];
-  hover.textContent = `${o.rowLabels[i] ?? i}, ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ' (masked)' : ''}`;
+  hover.textContent = `${o.axes[0]}: ${o.rowLabels[i] ?? i}, ${o.axes[1]}: ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ` (${t(o.lang, 'masked')})` : ''}`;
   hover.dataset.value = exact(v);
   hover.dataset.row = String(i);
   hover.dataset.col = String(j);
@@ -299,7 +256,7 @@ function refreshHover(st: CanvasState): void {
 
 /** A large map on a canvas: one pixel per cell (or per block of cells past MAX_PIXELS), scaled up;
  * hovering a pixel shows the exact value of the cell under the pointer (data-index, data-value). */
-function canvasBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): CanvasState {
+function canvasBody(o: HeatmapOptions, rows: number, cols: number): Part<CanvasState> {
   const block = blockOf(rows, cols);
   const gw = Math.ceil(cols / block), gh = Math.ceil(rows / block);
   const canvas = h('canvas', { class: 'map-canvas', attrs: { width: String(gw), height: String(gh), role: 'img',
@@ -308,7 +265,9 @@ function canvasBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: num
   canvas.style.width = `${gw * scale}px`;
   canvas.style.height = `${gh * scale}px`;
   const hover = h('output', { class: 'map-hover', text: ' ' });
-  const st: CanvasState = { mode: 'canvas', o, rows, cols, block, canvas, ctx: canvas.getContext('2d'), hover };
+  const box = scrollBox(canvas);  // a map wider than the page scrolls, by keyboard too
+  box.classList.add('canvas-box');
+  const st: Part<CanvasState> = { mode: 'canvas', o, rows, cols, block, canvas, ctx: canvas.getContext('2d'), hover, body: box };
   paint(st);
   canvas.addEventListener('mousemove', (e) => {
     const box = canvas.getBoundingClientRect();
@@ -317,9 +276,6 @@ function canvasBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: num
     const j = Math.floor(((e.clientX - box.left) / box.width) * st.cols);
     if (i >= 0 && i < st.rows && j >= 0 && j < st.cols) showHover(st, i, j);
   });
-  const box = scrollBox(canvas);  // a map wider than the page scrolls, by keyboard too
-  box.classList.add('canvas-box');
-  fig.append(box, hover);
   return st;
 }
 
@@ -331,13 +287,9 @@ function cellClassOf(o: HeatmapOptions, i: number, j: number): string {
 }
 
 /** The key of a table's colour scale: a new key recolours every cell. */
-function scaleKeyOf(o: HeatmapOptions): string {
-  if (o.color === 'diverging') return `d:${o.extent ?? largest(o.values, 1e-12, Math.abs)}`;
-  if (o.color === 'count') return `c:${largest(o.values, 1)}`;
-  return o.color;
-}
+const scaleKeyOf = (o: HeatmapOptions): string => o.color + domainOf(o.color, o.values, false, o.extent);
 
-function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: number): TableState {
+function tableBody(o: HeatmapOptions, rows: number, cols: number): Part<TableState> {
   const color = colorFor(o.color, o.values, false, o.extent);
   const table = h('table', { class: `grid color-${o.color}` });
   // an empty corner is no header (a header cell needs a name)
@@ -351,8 +303,9 @@ function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: numb
   }
   table.append(h('thead', null, head));
   const body = h('tbody');
-  const st: TableState = { mode: 'table', o, rows, cols, table, corner, colTh, rowTh: [], trs: [], tds: [], spans: [], notes: [],
+  const st: Part<TableState> = { mode: 'table', o, rows, cols, table, body: scrollBox(table), corner, colTh, rowTh: [], trs: [], tds: [], spans: [], notes: [],
     vals: [], texts: [], bgs: [], classes: [], noteTexts: [], indexes: [], rowClasses: [], scaleKey: scaleKeyOf(o) };
+  st.body.tabIndex = -1;  // its cells are the tab stop
   for (let i = 0; i < rows; i++) {
     const rowClass = o.rowClass?.(i);
     const tr = h('tr', { class: rowClass });
@@ -391,9 +344,6 @@ function tableBody(o: HeatmapOptions, fig: HTMLElement, rows: number, cols: numb
     st.vals.push(vals); st.texts.push(texts); st.bgs.push(bgs); st.classes.push(classes); st.noteTexts.push(noteTexts); st.indexes.push(indexes);
   }
   table.append(body);
-  const box = scrollBox(table);
-  box.tabIndex = -1;  // its cells are the tab stop
-  fig.append(box);
   return st;
 }
 
@@ -465,10 +415,33 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
   st.o = o;
 }
 
-/** Draws a map's body (a table of cells, or a canvas above TEXT_CELLS cells) into its figure. */
+/** Draws a map's body (a table of cells, or a canvas above TEXT_CELLS cells) into its figure,
+ * between its axis names, with its legend below. */
 function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   const { rows, cols } = dimsOf(o);
-  STATES.set(fig, mode(rows, cols) === 'canvas' ? canvasBody(o, fig, rows, cols) : tableBody(o, fig, rows, cols));
+  const part = mode(rows, cols) === 'canvas' ? canvasBody(o, rows, cols) : tableBody(o, rows, cols);
+  const axes = axisNames(o.axes);
+  const st: MapState = Object.assign(part, { axes, legend: h('div', { class: 'map-legend' }) });
+  fig.append(framed(part.body, axes), st.legend, st.mode === 'canvas' ? st.hover : '');
+  STATES.set(fig, st);
+  fillLegend(st);
+}
+
+/** The elements of a map's axis names, rows' and columns' (views/reduced.ts's bucket table too). */
+export const axisNames = (names: readonly string[]): HTMLElement[] => names.map((text, k) => h('span', { class: k ? 'axis-x' : 'axis-y', text }));
+/** A map's body between its axis names: the rows' at its left, the columns' above it. */
+export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement => h('div', { class: 'map-frame' }, x, y, body);
+
+/** The legends' module: loaded once the first maps are drawn (not part of the first load); each
+ * map's legend is filled when it is there, and again at each update. */
+let legends: typeof import('./legend') | undefined;
+let loadingLegends: Promise<unknown> | undefined;
+function fillLegend(st: MapState): void {
+  if (legends) legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
+  else {
+    loadingLegends ??= new Promise((r) => setTimeout(r)).then(() => import('./legend')).then((m) => { legends = m; });
+    void loadingLegends.then(() => fillLegend(st));
+  }
 }
 
 /** Weights below 0 (diff's weights1 − λ weights2) take the diverging scale: Blues starts at 0 and
@@ -476,11 +449,12 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
 const signedWeights = (o: HeatmapOptions): HeatmapOptions =>
   (o.color === 'weights' && largest(o.values, 0, (x) => -x) > 0 ? { ...o, color: 'diverging' } : o);
 
-/** The colour of a cell's value as the page draws the map (a canvas's scale unquantised); export.ts. */
-export const cellColor = (given: HeatmapOptions): ((v: unknown) => string | null) => {
+/** The colour of a cell's value as the page draws the map (a canvas's scale unquantised), and the
+ * scale's domain (its legend's); export.ts. */
+export const cellScale = (given: HeatmapOptions) => {
   const o = signedWeights(given);
-  const { rows, cols } = dimsOf(o);
-  return colorFor(o.color, o.values, mode(rows, cols) === 'canvas', o.extent);
+  const { rows, cols } = dimsOf(o), compact = mode(rows, cols) === 'canvas';
+  return { color: colorFor(o.color, o.values, compact, o.extent), domain: domainOf(o.color, o.values, compact, o.extent), kind: o.color };
 };
 
 export function heatmap(given: HeatmapOptions): HTMLElement {
@@ -491,8 +465,8 @@ export function heatmap(given: HeatmapOptions): HTMLElement {
     h('figcaption', null, title, o.caption ? h('span', { class: 'fig-caption', text: o.caption }) : null));
   if (mode(rows, cols) === 'canvas') {
     const block = blockOf(rows, cols);
-    const lang = o.lang ?? 'en';
-    const note = (block > 1 ? t(lang, 'mapDownsampled').replace('{n}', String(block)) : '') + t(lang, 'mapHover');
+    const lang = o.lang;
+    const note = (block > 1 ? t(lang, 'mapDownsampled').replaceAll('{n}', String(block)) : '') + t(lang, 'mapHover');
     title.append(h('span', { class: 'dims-note', text: ` (${rows} × ${cols}: ${note})` }));
     if (block > 1) fig.dataset.downsampled = String(block);
     fig.dataset.rows = String(rows);

@@ -8,6 +8,7 @@ import type { Outcome, Trace } from '../engine/compute';
 import { viewText, tx, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { bhMap, contextMap } from './results';
+import { axes } from './axes';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
 const T = {
@@ -71,7 +72,7 @@ export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
   const allowed = exactTrace?.allowed !== undefined ? (at(exactTrace.allowed, [b, hh]) as unknown[][] | undefined) ?? [] : null;
   const masked = allowed ? (i: number, j: number) => allowed[i]?.[j] === false : undefined;
   if (trace.weights !== undefined) {
-    const fig = bhMap(trace, 'weights', o.title, o.caption ?? t(lang, 'impliedCaption'), b, hh, 'weights',
+    const fig = bhMap(trace, 'weights', o.title, o.caption ?? t(lang, 'impliedCaption'), b, hh, lang, 'weights',
       o.colLabels ? undefined : masked, o.colLabels);
     fig.dataset.field = 'implied.weights';
     row.append(fig);
@@ -79,7 +80,7 @@ export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
   const source = trace.exact_weights !== undefined ? trace : exactTrace?.weights !== undefined ? exactTrace : null;
   if (source) {
     const fig = bhMap(source, source === trace ? 'exact_weights' : 'weights', t(lang, 'softmaxWeights'), t(lang, 'softmaxCaption'),
-      b, hh, 'weights', masked);
+      b, hh, lang, 'weights', masked);
     fig.dataset.field = 'exact.weights';
     row.append(fig);
   } else if (o.exact && !o.exact.ok) {
@@ -89,14 +90,14 @@ export function weightsBeside(o: WeightsBesideOptions): HTMLElement {
 }
 
 /** A (B, L, H, X) tensor's (b, ·, h, ·) slice as a map: rows `rows`0.., columns `cols`0.. */
-export function blhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
-  rows: string, cols: string, rowLabels?: string[]): HTMLElement | null {
+export function blhMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang,
+  names: [string, string], rows: string, cols: string, rowLabels?: string[]): HTMLElement | null {
   const shape = trace.shapes[field];
   if (!shape || shape.length !== 4) return null;
   const labels = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
   const own = labels(rows, shape[1]);
-  return contextMap(trace, field, title, caption, b, hh,
-    { rowLabels: rowLabels ? own.map((x, i) => rowLabels[i] ?? x) : own, colLabels: labels(cols, shape[3]) });
+  return contextMap(trace, field, title, caption, b, hh, lang,
+    { rowLabels: rowLabels ? own.map((x, i) => rowLabels[i] ?? x) : own, colLabels: labels(cols, shape[3]), axes: names });
 }
 
 export function linearView(o: LinearViewOptions): HTMLElement {
@@ -110,8 +111,8 @@ export function linearView(o: LinearViewOptions): HTMLElement {
   root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: `${t(lang, 'impliedWeights')} (${map})` }));
   const featuresCaption = FEATURES[map] ? tx(lang, FEATURES[map]) : t(lang, 'featuresCaption');
   const features = h('div', { class: 'maps' },
-    blhMap(trace, 'features_q', t(lang, 'featuresQ'), featuresCaption, b, hh, 'q', 'f'),
-    blhMap(trace, 'features_k', t(lang, 'featuresK'), featuresCaption, b, hh, 'k', 'f'));
+    blhMap(trace, 'features_q', t(lang, 'featuresQ'), featuresCaption, b, hh, lang, axes(lang, 'axisQuery', 'featureF'), 'q', 'f'),
+    blhMap(trace, 'features_k', t(lang, 'featuresK'), featuresCaption, b, hh, lang, axes(lang, 'axisKey', 'featureF'), 'k', 'f'));
   if (features.childElementCount) root.append(features);
   root.append(approxPanel({ trace, lang, b, h: hh, name: `linear (${map})` }));
   return root;

@@ -13,6 +13,7 @@ import { viewText, type Key, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
 import { blhMap, weightsBeside } from './linear';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 import { label, svg } from './svg';
 import { flushPatches } from './patch';
 import type { ViewHost } from '../algorithms/module';
@@ -75,10 +76,10 @@ export function performerView(o: PerformerViewOptions, sweepPart: HTMLElement): 
   const maps = h('div', { class: 'maps' });
   if (Array.isArray(projection) && projection.length * (projection[0]?.length ?? 0) <= 2048) {
     maps.append(heatmap({ title: t(lang, 'projectionTitle'), caption: t(lang, 'projectionCaption'), field: 'projection',
-      values: projection, color: 'diverging', rowLabels: projection.map((_, i) => `w${i}`),
+      values: projection, color: 'diverging', lang, axes: axes(lang, 'omega', 'featureE'), rowLabels: projection.map((_, i) => `w${i}`),
       colLabels: (projection[0] ?? []).map((_, j) => `e${j}`), indexOf: (i, j) => `${i},${j}` }));
   }
-  const fq = blhMap(trace, 'features_q', t(lang, 'featuresQ'), t(lang, 'featuresCaption'), b, hh, 'q', 'f');
+  const fq = blhMap(trace, 'features_q', t(lang, 'featuresQ'), t(lang, 'featuresCaption'), b, hh, lang, axes(lang, 'axisQuery', 'featureF'), 'q', 'f');
   if (fq && (trace.shapes.features_q?.[3] ?? 0) <= 64) maps.append(fq);
   if (maps.childElementCount) root.append(maps);
   root.append(approxPanel({ trace, lang, b, h: hh, name: 'performer' }), sweepPart);

@@ -9,6 +9,7 @@ import { binary, frequencies, rotateRow, rotation, rotationError } from '../stat
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 import { lineChart } from './chart';
 
 export interface PositionalParams { columns: number[]; delta: number; row: number }
@@ -55,7 +56,7 @@ export function positionalView(o: PositionalViewOptions): HTMLElement {
     h('tbody', null, ...range(rows8).map((i) => h('tr', null, h('td', { class: 'mono', text: String(i) }),
       h('td', { class: 'mono bits', dataset: { value: binary(i, 3) } }, ...[...binary(i, 3)].map((b) => h('span', { class: `bit b${b}`, text: b })))))));
   const signs = heatmap({ lang, title: d(lang, 'peHighFreq'), caption: d(lang, 'peHighFreqCaption'), field: 'pe-high',
-    values: P.slice(0, rows8).map((r) => r.slice(0, cols6)), color: 'diverging', extent: 1,
+    values: P.slice(0, rows8).map((r) => r.slice(0, cols6)), color: 'diverging', extent: 1, axes: axes(lang, 'axisPos', 'axisDim'),
     rowLabels: range(rows8).map(String), colLabels: range(cols6).map((c) => `Col ${c}`), indexOf: (i, j) => `${i},${j}`,
     cellText: (_i, _j, v) => `${(v as number) >= 0 ? '+' : '−'}${fmt(Math.abs(v as number), 2)}` });
   const periods = range(Math.min(3, omegas.length)).map((j) => df(lang, 'pePeriod', { a: 2 * j, b: 2 * j + 1, p: fmt(2 * Math.PI / omegas[j], 1) }));

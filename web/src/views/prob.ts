@@ -8,6 +8,7 @@ import type { Outcome, Trace } from '../engine/compute';
 import { viewText, type Lang, type Text } from '../i18n';
 import { heatmap } from './heatmap';
 import { contextMap } from './results';
+import { axes } from './axes';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
 const T = {
@@ -145,6 +146,7 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const counts = range(L_Q).map((i) => range(L_K).map((j) => (samples[i] ?? []).filter((x) => x === j).length));
   const samplesMap = heatmap({
     title: 'sample_index', caption: t(lang, 'stepSamplesCaption'), field: 'samples', values: counts, color: 'count',
+    lang, axes: axes(lang, 'axisQuery', 'axisKey'),
     rowLabels: labels('q', L_Q), colLabels: labels('k', L_K),
     cellText: (_i, _j, v) => (v ? `×${v}` : '·'), cellClass: (i, j) => (counts[i][j] ? 'sampled' : undefined),
     indexOf: (i, j) => `${i},${j}`,
@@ -158,6 +160,7 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const qks = sliceBH(trace.q_k_sample, b, hh);
   root.append(step([3], t(lang, 'stepSampleScores'), heatmap({
     title: 'q_k_sample', caption: t(lang, 'stepSampleScoresCaption'), field: 'q_k_sample', values: qks, color: 'diverging',
+    lang, axes: axes(lang, 'axisQuery', 'sample'),
     rowLabels: labels('q', qks.length), colLabels: labels('s', qks[0]?.length ?? 0),
     cellNote: (i, s) => (samples[i]?.[s] !== undefined ? `k${samples[i][s]}` : undefined),
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
@@ -215,9 +218,9 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const topLabels = top.map((i) => `q${i}`);
   root.append(step([6], t(lang, 'stepTop'), h('div', { class: 'maps' },
     heatmap({ title: t(lang, 'scoresTop'), caption: t(lang, 'scoresTopCaption'), field: 'scores_top', values: st,
-      color: 'diverging', rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
+      color: 'diverging', lang, axes: axes(lang, 'topQuery', 'axisKey'), rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
       indexOf: (i, j) => `${b},${hh},${i},${j}` }),
-    heatmap({ title: t(lang, 'weightsTop'), field: 'weights_top', values: wt, color: 'weights',
+    heatmap({ title: t(lang, 'weightsTop'), field: 'weights_top', values: wt, color: 'weights', lang, axes: axes(lang, 'topQuery', 'axisKey'),
       rowLabels: topLabels, colLabels: labels('k', L_K), masked: maskedTop,
       indexOf: (i, j) => `${b},${hh},${i},${j}` }))));
 
@@ -228,10 +231,10 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const initialCaption = !o.causal ? t(lang, 'initialMean')
     : o.causalInitial === 'mean' ? t(lang, 'initialCausalMean') : t(lang, 'initialSum');
   const contextStep = step([7, 8], t(lang, 'stepContext'), h('div', { class: 'maps' },
-    contextMap(trace, 'initial_context', t(lang, 'initialContext'), initialCaption, b, hh, { rowClass }),
+    contextMap(trace, 'initial_context', t(lang, 'initialContext'), initialCaption, b, hh, lang, { rowClass }),
     h('div', { class: 'arrow', attrs: { 'aria-hidden': 'true' }, text: '→' }),
     contextMap(trace, 'context', t(lang, 'finalContext'), `${t(lang, 'updated')}: ${[...upd].sort((x, y) => x - y).map((i) => 'q' + i).join(', ')}`,
-      b, hh, { rowClass, rowLabels })));
+      b, hh, lang, { rowClass, rowLabels })));
   const extra = [...upd].filter((i) => !top.includes(i)).sort((x, y) => x - y);
   if (extra.length) {
     contextStep.append(h('p', { class: 'note', dataset: { field: 'squeeze-union' },
@@ -243,7 +246,7 @@ export function probView(o: ProbViewOptions): HTMLElement {
   const attn = sliceBH(trace.attn, b, hh);
   root.append(step([9], t(lang, 'stepAttn'), trace.attn === undefined
     ? h('p', { class: 'note', dataset: { field: 'attn-off' }, text: t(lang, 'attnOff') })
-    : heatmap({ title: 'attn', caption: t(lang, 'attnCaption'), field: 'attn', values: attn, color: 'weights',
+    : heatmap({ title: 'attn', caption: t(lang, 'attnCaption'), field: 'attn', values: attn, color: 'weights', lang, axes: axes(lang, 'axisQuery', 'axisKey'),
       rowLabels, colLabels: labels('k', L_K), rowClass, indexOf: (i, j) => `${b},${hh},${i},${j}` })));
 
   root.append(compare(o, upd, L_Q));

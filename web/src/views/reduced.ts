@@ -9,8 +9,9 @@ import { at, exact, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { viewText, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
-import { heatmap } from './heatmap';
+import { axisNames, framed, heatmap } from './heatmap';
 import { blhMap, weightsBeside } from './linear';
+import { axes } from './axes';
 
 /** This view's strings (English and Chinese; the page's shared ones are i18n.ts's). */
 const T = {
@@ -58,11 +59,11 @@ export interface ReducedViewOptions {
 
 const labels = (p: string, n: number) => range(n).map((i) => `${p}${i}`);
 
-function matrixMap(trace: Trace, field: string, title: string, caption: string, rows: string, cols: string): HTMLElement | null {
+function matrixMap(trace: Trace, field: string, title: string, caption: string, lang: Lang, rows: string, cols: string): HTMLElement | null {
   const m = trace[field];
   if (!Array.isArray(m) || !Array.isArray(m[0])) return null;
   const values = m as unknown[][];
-  return heatmap({ title, caption, field, values, color: 'diverging', rowLabels: labels(rows, values.length),
+  return heatmap({ title, caption, field, values, color: 'diverging', lang, axes: axes(lang, 'axisProj', 'axisKey'), rowLabels: labels(rows, values.length),
     colLabels: labels(cols, values[0].length), indexOf: (i, j) => `${i},${j}` });
 }
 
@@ -80,11 +81,11 @@ export function linformerView(o: ReducedViewOptions): HTMLElement {
   root.append(h('p', { class: 'formula mono', dataset: { field: 'proj-len', value: String(k ?? '') } },
     `softmax(scale · Q (E_proj K)ᵀ) (F_proj V) · k = ${k ?? '?'}, L_K = ${trace.shapes.E_proj?.[1] ?? '?'}`));
   root.append(maps(
-    matrixMap(trace, 'E_proj', t(lang, 'eProj'), t(lang, 'projCaption'), 'p', 'k'),
-    matrixMap(trace, 'F_proj', t(lang, 'fProj'), t(lang, 'projCaption'), 'p', 'k')));
+    matrixMap(trace, 'E_proj', t(lang, 'eProj'), t(lang, 'projCaption'), lang, 'p', 'k'),
+    matrixMap(trace, 'F_proj', t(lang, 'fProj'), t(lang, 'projCaption'), lang, 'p', 'k')));
   root.append(maps(
-    blhMap(trace, 'projected_k', t(lang, 'projectedK'), t(lang, 'projectedCaption'), b, hh, 'p', 'e'),
-    blhMap(trace, 'projected_v', t(lang, 'projectedV'), t(lang, 'projectedCaption'), b, hh, 'p', 'd')));
+    blhMap(trace, 'projected_k', t(lang, 'projectedK'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProj', 'featureE'), 'p', 'e'),
+    blhMap(trace, 'projected_v', t(lang, 'projectedV'), t(lang, 'projectedCaption'), b, hh, lang, axes(lang, 'axisProj', 'axisFeat'), 'p', 'd')));
   root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: `${t(lang, 'linformerWeights')} (L_Q × ${k ?? 'k'})`,
     caption: t(lang, 'linformerWeightsCaption'), colLabels: labels('p', k ?? 0) }));
   root.append(approxPanel({ trace, lang, b, h: hh, name: `linformer (k = ${k ?? '?'})` }));
@@ -100,7 +101,8 @@ export function poolingView(o: ReducedViewOptions): HTMLElement {
   const kernel = Number(o.kernel ?? 1), stride = Number(o.stride ?? kernel);
   const windows = range(Lp).map((p) => `p${p} (k${p * stride}${kernel > 1 ? `–${p * stride + kernel - 1}` : ''})`);
   const pooled = (field: string, title: string, cols: string) => {
-    return blhMap(trace, field, `${title} (L' = ${Lp})`, t(lang, 'pooledCaption'), b, hh, 'p', cols, windows);
+    return blhMap(trace, field, `${title} (L' = ${Lp})`, t(lang, 'pooledCaption'), b, hh, lang,
+      axes(lang, 'axisPooled', cols === 'e' ? 'featureE' : 'axisFeat'), 'p', cols, windows);
   };
   root.append(h('p', { class: 'formula mono', dataset: { field: 'pool-formula' } },
     `${o.pool ?? 'avg'}_pool1d(kernel = ${kernel}, stride = ${stride}): L_K = ${trace.shapes.k?.[1] ?? '?'} → L' = ⌊(L_K − kernel) / stride⌋ + 1 = ${Lp}`));
@@ -132,7 +134,7 @@ function bucketTable(trace: Trace, b: number, hh: number, lang: Lang): HTMLEleme
   });
   table.append(body);
   return h('figure', { class: 'heatmap' }, h('figcaption', null, h('span', { class: 'fig-title', text: t(lang, 'lshBuckets') }),
-    h('span', { class: 'fig-caption', text: t(lang, 'lshBucketsCaption') })), scrollBox(table));
+    h('span', { class: 'fig-caption', text: t(lang, 'lshBucketsCaption') })), framed(scrollBox(table), axisNames(axes(lang, 'round', 'axisQuery'))));
 }
 
 export function lshView(o: ReducedViewOptions): HTMLElement {
@@ -146,7 +148,7 @@ export function lshView(o: ReducedViewOptions): HTMLElement {
   if (Array.isArray(rw) && trace.shapes.round_weights?.length === 4) {
     const values = rw.map((_, r) => (at(rw, [r, b, hh]) as unknown[] | undefined) ?? []);
     root.append(heatmap({ title: t(lang, 'lshRoundWeights'), caption: t(lang, 'lshRoundWeightsCaption'), field: 'round_weights',
-      values, color: 'weights', rowLabels: labels('r', values.length), colLabels: labels('q', values[0]?.length ?? 0),
+      values, color: 'weights', lang, axes: axes(lang, 'round', 'axisQuery'), rowLabels: labels('r', values.length), colLabels: labels('q', values[0]?.length ?? 0),
       indexOf: (r, i) => `${r},${b},${hh},${i}` }));
   }
   root.append(approxPanel({ trace, lang, b, h: hh, name: 'lsh' }));

@@ -3,7 +3,7 @@
 import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../engine/compute';
-import { t, tx, type Lang } from '../i18n';
+import { t, tx, type Key, type Lang } from '../i18n';
 import { algorithm, type FlowStep } from '../algorithms/module';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
@@ -46,28 +46,33 @@ export function warningList(trace: Trace, lang: Lang): HTMLElement | null {
     h('ul', null, ...w.map((x) => h('li', { text: x }))));
 }
 
+/** The names of the axes of `field`'s map: the algorithm's own (Bahdanau's target and source, ...)
+ * or `row` and `col`. */
+const axesOf = (trace: Trace, field: string, lang: Lang, row: Key, col: Key): [string, string] =>
+  (algorithm(trace.algorithm)?.maps?.axes?.[field] ?? [row, col]).map((k) => t(lang, k)) as [string, string];
+
 /** A (B, L, H, D) tensor at (b, h) as a map with one row per query. */
-export function contextSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number): HeatmapOptions {
+export function contextSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang): HeatmapOptions {
   const rows = (at(trace[field], [b]) as unknown[][] | undefined) ?? [];
   const values = rows.map((r) => (Array.isArray(r[hh]) ? (r[hh] as unknown[]) : []));
   return {
-    title, caption, field, values, color: 'diverging',
+    title, caption, field, values, color: 'diverging', lang, axes: [t(lang, 'axisQuery'), t(lang, 'axisFeat')],
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
     indexOf: (i, j) => `${b},${i},${hh},${j}`,
   };
 }
 
 /** A (B, L, H, D) tensor at (b, h) as a heatmap with one row per query. */
-export function contextMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+export function contextMap(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang,
   extra: Partial<HeatmapOptions> = {}): HTMLElement {
-  return heatmap({ ...contextSpec(trace, field, title, caption, b, hh), ...extra });
+  return heatmap({ ...contextSpec(trace, field, title, caption, b, hh, lang), ...extra });
 }
 
-function bhSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number,
+function bhSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang,
   color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HeatmapOptions {
   const values = sliceBH(trace[field], b, hh);
   return {
-    title, caption, field, values, color, masked,
+    title, caption, field, values, color, masked, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisKey'),
     rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
     indexOf: (i, j) => `${b},${hh},${i},${j}`,
   };
@@ -77,8 +82,9 @@ export function bhMap(...args: Parameters<typeof bhSpec>): HTMLElement {
   return heatmap(bhSpec(...args));
 }
 
-/** Any other output tensor (multihead's output, y_hat, P, bahdanau's weights): drawn as 2-D. */
-function genericSpec(trace: Trace, field: string, b: number, color: ColorKind = 'diverging', caption?: string): HeatmapOptions {
+/** Any other output tensor (multihead's output, y_hat, P, bahdanau's weights): drawn as 2-D, its axes
+ * query i and feature d (multihead's output) unless the algorithm names them. */
+function genericSpec(trace: Trace, field: string, b: number, lang: Lang, color: ColorKind = 'diverging', caption?: string): HeatmapOptions {
   const v = trace[field];
   const sh = shapeOf(v);
   let values: unknown[][];
@@ -86,7 +92,7 @@ function genericSpec(trace: Trace, field: string, b: number, color: ColorKind = 
   if (sh.length >= 3) { values = (at(v, [b]) ?? []) as unknown[][]; index = (i, j) => `${b},${i},${j}`; }
   else if (sh.length === 2) { values = v as unknown[][]; index = (i, j) => `${i},${j}`; }
   else { values = [Array.isArray(v) ? v : [v]]; index = (_i, j) => `${j}`; }
-  return { title: field, caption, field, values, color, indexOf: index,
+  return { title: field, caption, field, values, color, indexOf: index, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisFeat'),
     rowLabels: labels('', values.length), colLabels: labels('', values[0]?.length ?? 0) };
 }
 
@@ -101,16 +107,16 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
   const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
   const four = shapeOf(trace[field]).length === 4;
   switch (field) {
-    case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, 'diverging', allowedAt);
-    case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, 'bool');
+    case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, lang, 'diverging', allowedAt);
+    case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, lang, 'bool');
     case 'weights': return four // bahdanau's (B, T_tgt, T_src): the selected item; nadaraya's (queries, keys)
       ? bhSpec(trace, field, tx(lang, algorithm(trace.algorithm)?.maps?.weights) || t(lang, 'weights'),
-        tx(lang, algorithm(trace.algorithm)?.maps?.weightsCaption) || t(lang, 'weightsCaption'), b, hh, 'weights', allowedAt)
-      : genericSpec(trace, field, b, 'weights', t(lang, 'weightsCaption'));
-    case 'head_weights': return bhSpec(trace, field, `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, 'weights');
-    case 'attn': return bhSpec(trace, field, t(lang, 'attn'), '', b, hh, 'weights');
-    case 'context': return contextSpec(trace, field, t(lang, 'context'), t(lang, 'contextCaption'), b, hh);
-    default: return genericSpec(trace, field, b);
+        tx(lang, algorithm(trace.algorithm)?.maps?.weightsCaption) || t(lang, 'weightsCaption'), b, hh, lang, 'weights', allowedAt)
+      : genericSpec(trace, field, b, lang, 'weights', t(lang, 'weightsCaption'));
+    case 'head_weights': return bhSpec(trace, field, `head_weights (head ${hh})`, t(lang, 'weightsCaption'), b, hh, lang, 'weights');
+    case 'attn': return bhSpec(trace, field, t(lang, 'attn'), '', b, hh, lang, 'weights');
+    case 'context': return contextSpec(trace, field, t(lang, 'context'), t(lang, 'contextCaption'), b, hh, lang);
+    default: return genericSpec(trace, field, b, lang);
   }
 }
 

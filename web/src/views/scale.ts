@@ -9,6 +9,7 @@ import type { ScaleParams, ScaleStats } from '../state';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';
+import { axes } from './axes';
 import { svg, label } from './svg';
 
 export interface ScaleViewOptions {
@@ -62,7 +63,7 @@ function weightsRow(out: Outcome, title: string, field: string, lang: Lang): HTM
   const max = Math.max(...row);
   const entropy = -row.reduce((s, p) => s + (p > 0 ? p * Math.log(p) : 0), 0);
   return h('div', { class: 'scale-row', dataset: { field, max: exact(max), entropy: exact(entropy) } },
-    heatmap({ title, field: `${field}.weights`, values: [row], color: 'weights', rowLabels: ['q'],
+    heatmap({ title, field: `${field}.weights`, values: [row], color: 'weights', lang, axes: axes(lang, 'axisQuery', 'axisKey'), rowLabels: ['q'],
       colLabels: range(row.length).map((j) => `k${j}`), indexOf: (_i, j) => `0,0,0,${j}` }),
     h('small', { class: 'note', text: df(lang, 'rowSummary', { max: fmt(max, 3), h: fmt(entropy, 3), hmax: fmt(Math.log(row.length), 3) }) }));
 }

@@ -1,0 +1,81 @@
+// A map's legend (item 4): the colour bar over its scale's domain, labelled at its ends (and at 0,
+// the centre of a diverging scale), the map's smallest and largest values as text, and the hatch
+// of its masked cells. Loaded after the first maps are drawn (views/heatmap.ts fillLegend).
+import { h } from '../dom';
+import { colorFor, domainOf, textColorOf } from './colors';
+import { exact, fmt, range } from '../format';
+import { viewText, type Lang } from '../i18n';
+import type { HeatmapOptions } from './heatmap';
+
+const t = viewText({
+  colourScale: { en: 'colour scale', zh: '色标' },
+  min: { en: 'min', zh: '最小' },
+  max: { en: 'max', zh: '最大' },
+});
+
+/** The smallest and the largest finite number of `values` (null: none). */
+export function spanOf(values: unknown[][]): [number, number] | null {
+  let lo = Infinity, hi = -Infinity;
+  for (const row of values) {
+    for (const x of row) if (typeof x === 'number' && Number.isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }
+  }
+  return lo <= hi ? [lo, hi] : null;
+}
+
+export function anyMasked(o: HeatmapOptions, rows: number, cols: number): boolean {
+  if (o.masked) for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) if (o.masked(i, j)) return true;
+  return false;
+}
+
+/** A swatch of the legend (its layout here, not in styles.css: this module is not in the first load). */
+function swatch(cls: string, text: string): HTMLElement {
+  const sw = h('span', { class: `lg-swatch ${cls}`, text });
+  sw.style.cssText = 'display:inline-block;min-width:16px;height:14px;margin-right:4px;text-align:center;line-height:14px';
+  return sw;
+}
+
+/** The map's range as the legend writes it (export.ts too): "min −1.2 · max 3". */
+export const rangeText = (lang: Lang, [lo, hi]: [number, number]): string => `${t(lang, 'min')} ${fmt(lo)} · ${t(lang, 'max')} ${fmt(hi)}`;
+
+/** What each legend shows, by its element: the same again is not redrawn. */
+const SHOWN = new WeakMap<Element, string>();
+
+/** Fills `box` (a map's div.map-legend) for the map `o` as drawn (`compact`: on a canvas). Its
+ * scale is colors.ts's, as the map's: the legend imports nothing of the maps' (no import cycle). */
+export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean, rows: number, cols: number): void {
+  const domain = domainOf(o.color, o.values, compact, o.extent);
+  const span = spanOf(o.values);
+  const masked = anyMasked(o, rows, cols);
+  const key = `${o.lang}|${o.color}|${domain}|${span}|${masked}`;
+  if (SHOWN.get(box) === key) return;
+  SHOWN.set(box, key);
+  const color = colorFor(o.color, o.values, compact, o.extent);
+  const parts: HTMLElement[] = [];
+  if (domain) {
+    const [lo, hi] = domain;
+    const ramp = h('span', { class: 'lg-ramp' });
+    ramp.style.cssText = `height:9px;border:1px solid var(--line);background:linear-gradient(to right,${
+      range(9).map((k) => color(lo + ((hi - lo) * k) / 8) ?? 'transparent')})`;
+    const ticks = [lo, ...(o.color === 'diverging' ? [0] : []), hi].map((x) => fmt(x));
+    const tickRow = h('span', null, ...ticks.map((x) => h('span', { text: x })));
+    tickRow.style.cssText = 'display:flex;justify-content:space-between';
+    const scale = h('span', { class: 'lg-scale', attrs: { role: 'img', 'aria-label': `${t(o.lang, 'colourScale')} ${ticks.join(' … ')}` } }, ramp, tickRow);
+    scale.style.cssText = 'display:grid;width:120px';
+    parts.push(scale);
+  } else if (o.color === 'bool') {
+    for (const v of [true, false]) {
+      const bg = color(v)!, sw = swatch('', fmt(v));
+      sw.style.background = bg;
+      sw.style.color = textColorOf(bg);
+      parts.push(h('span', null, sw, String(v)));
+    }
+  }
+  if (span) parts.push(h('span', { class: 'lg-range', text: rangeText(o.lang, span) }));
+  if (masked) parts.push(h('span', null, swatch('masked', ''), t(o.lang, 'masked')));
+  for (const p of parts) p.style.cssText ||= 'display:inline-flex;align-items:center';
+  box.replaceChildren(...parts);
+  box.style.cssText = 'display:flex;flex-wrap:wrap;align-items:center;gap:2px 12px';
+  box.dataset.kind = o.color;
+  if (span) Object.assign(box.dataset, { min: exact(span[0]), max: exact(span[1]) });
+  else { delete box.dataset.min; delete box.dataset.max; }
+}
