@@ -1,0 +1,95 @@
+// Nadaraya-Watson's cells explained (core/nadaraya_watson.cpp, d2l 10.2): a weight as the kernel
+// value K(u), u = (x_query − x_train) · w (w trained where the scenario trains it), normalised
+// over the training points (the gaussian as d2l computes it, a softmax of −u²/2 with the row's
+// max subtracted), and y_hat as Σ_i weights · y_train.
+import type { Scenario, Trace } from '../engine/compute';
+import type { Lang } from '../i18n';
+import type { Explainer, Explanation, Term } from './explanation';
+import { cell, explained, factor, inField, num, plain, row, say, sumTop, term } from './parts';
+
+const KERNEL: Record<string, (u: number) => number> = {
+  boxcar: (u) => (Math.abs(u) < 1 ? 1 : 0),
+  constant: () => 1,
+  epanechnikov: (u) => Math.max(1 - Math.abs(u), 0),
+};
+const KERNEL_TEX: Record<string, (u: string) => string> = {
+  boxcar: (u) => `[\\,|${u}| < 1\\,]`,
+  constant: () => '1',
+  epanechnikov: (u) => `\\max(0, 1 - |${u}|)`,
+};
+
+/** w as the trace reports it ("trained" where the scenario trains it). */
+const wWords = (trace: Trace, scenario: Scenario, lang: Lang) => (scenario.train !== undefined
+  ? say(lang, `w = ${plain(Number(trace.w))}, trained`, `w = ${plain(Number(trace.w))}，训练所得`)
+  : `w = ${plain(Number(trace.w))}`);
+
+/** weights[q, i] = K(u_qi) / Σ_i' K(u_qi'), u = (x_query[q] − x_train[i]) · w. */
+function weight(trace: Trace, scenario: Scenario, index: number[], lang: Lang): Explanation {
+  const [q, i] = index;
+  const value = cell(trace.weights, index);
+  const w = Number(trace.w);
+  const kernel = String(scenario.kernel ?? 'gaussian');
+  const xq = cell(trace.x_query, [q]);
+  const xs = row(trace.x_train, []);
+  const us = xs.map((x) => (xq - x) * w);
+  const u = us[i];
+  const ops = [{ field: 'x_query', index: [q] }, ...xs.map((_, n) => ({ field: 'x_train', index: [n] }))];
+  const terms: Term[] = [term(`x_query[${q}]`, xq, 'x_query', [q]), term(`x_train[${i}]`, xs[i], 'x_train', [i]), term('w', w),
+    term(`u = (x_query − x_train)·w`, u)];
+  const uTex = `(${num(xq)} - ${factor(xs[i])}) \\cdot ${factor(w)}`;
+  if (kernel === 'gaussian') {
+    const s = us.map((x) => -(x * x) / 2);
+    const top = Math.max(...s);
+    const exps = s.map((x) => Math.exp(x - top));
+    const total = exps.reduce((a, x) => a + x, 0);
+    terms.push(term('−u²/2', s[i]), term('max_i −u²/2', top), term('exp(−u²/2 − max)', exps[i]), term('Σ_i exp(−u_i²/2 − max)', total));
+    return explained('weights', index, value,
+      `u = ${uTex} = ${num(u)}, \\quad \\alpha = \\frac{e^{-u^2/2 - \\max}}{\\sum_{i'} e^{-u_{i'}^2/2 - \\max}} = \\frac{e^{${num(s[i])} - ${factor(top)}}}{${sumTop(exps.map((x) => ({ tex: num(x), value: x })), 4)}} = \\frac{${num(exps[i])}}{${num(total)}} = ${num(value)}`,
+      say(lang, `Query x = ${plain(xq)} and training point ${i} at ${plain(xs[i])} are u = ${plain(u)} apart (${wWords(trace, scenario, lang)}); the Gaussian kernel exp(−u²/2) = ${plain(Math.exp(s[i]))}, normalised over the ${xs.length} training points (d2l's softmax, the row's max subtracted), gives ${plain(value)}.`,
+        `查询 x = ${plain(xq)} 与位于 ${plain(xs[i])} 的训练点 ${i} 相距 u = ${plain(u)}（${wWords(trace, scenario, lang)}）；高斯核 exp(−u²/2) = ${plain(Math.exp(s[i]))}，对 ${xs.length} 个训练点归一化（d2l 的 softmax，减去行最大值）得 ${plain(value)}。`),
+      terms, ops);
+  }
+  const K = KERNEL[kernel];
+  if (!K) return explained('weights', index, value, num(value), kernel, terms, ops);
+  const ks = us.map(K);
+  const total = ks.reduce((a, x) => a + x, 0);
+  terms.push(term('K(u)', ks[i]), term('Σ_i K(u_i)', total));
+  if (!(total > 0)) {
+    return explained('weights', index, value, `\\sum_{i'} K(u_{i'}) = 0 \\Rightarrow \\alpha = 0`,
+      say(lang, `No training point is in the ${kernel} kernel's reach of x = ${plain(xq)}: every weight of this query is 0.`,
+        `没有训练点落在 x = ${plain(xq)} 的 ${kernel} 核范围内：这个查询的权重都是 0。`), terms, ops);
+  }
+  return explained('weights', index, value,
+    `u = ${uTex} = ${num(u)}, \\quad \\alpha = \\frac{K(u)}{\\sum_{i'} K(u_{i'})} = \\frac{${KERNEL_TEX[kernel](num(u))}}{${num(total)}} = \\frac{${num(ks[i])}}{${num(total)}} = ${num(value)}`,
+    say(lang, `Query x = ${plain(xq)} and training point ${i} at ${plain(xs[i])} are u = ${plain(u)} apart (${wWords(trace, scenario, lang)}); the ${kernel} kernel gives ${plain(ks[i])}, over the row's sum ${plain(total)}: ${plain(value)}.`,
+      `查询 x = ${plain(xq)} 与位于 ${plain(xs[i])} 的训练点 ${i} 相距 u = ${plain(u)}（${wWords(trace, scenario, lang)}）；${kernel} 核值 ${plain(ks[i])} 除以行和 ${plain(total)}：${plain(value)}。`),
+    terms, ops);
+}
+
+/** y_hat[q] = Σ_i weights[q, i] y_train[i]. */
+function yHat(trace: Trace, index: number[], lang: Lang): Explanation {
+  const [q] = index;
+  const value = cell(trace.y_hat, index);
+  const ws = row(trace.weights, [q]);
+  const ys = row(trace.y_train, []);
+  const products = ws.map((a, i) => a * ys[i]);
+  const top = products.map((p, i) => ({ p, i })).sort((a, b) => Math.abs(b.p) - Math.abs(a.p)).slice(0, 3);
+  const terms: Term[] = [
+    ...ws.map((a, i) => term(`weights[${q},${i}]`, a, 'weights', [q, i])),
+    ...ys.map((a, i) => term(`y_train[${i}]`, a, 'y_train', [i])),
+    ...products.map((p, i) => term(`weights[${q},${i}]·y_train[${i}]`, p)),
+  ];
+  return explained('y_hat', index, value,
+    `\\hat y_{${q}} = \\sum_i \\alpha_{${q} i}\\, y_i = ${sumTop(ws.map((a, i) => ({ tex: `${num(a)} \\cdot ${factor(ys[i])}`, value: products[i] })), 4)} = ${num(value)}`,
+    say(lang, `The prediction at query ${q} is its weights times the ${ys.length} training targets, summed: ${plain(value)}; the largest terms are those of training points ${top.map((x) => x.i).join(', ')}.`,
+      `查询 ${q} 的预测是它的权重乘以 ${ys.length} 个训练目标之和：${plain(value)}；最大的几项来自训练点 ${top.map((x) => x.i).join('、')}。`),
+    terms, [...ws.map((_, i) => ({ field: 'weights', index: [q, i] })), ...ys.map((_, i) => ({ field: 'y_train', index: [i] }))]);
+}
+
+const explain: Explainer = (trace, scenario, field, index, lang) => {
+  if (!inField(trace, field, index)) return null;
+  if (field === 'weights') return weight(trace, scenario, index, lang);
+  if (field === 'y_hat') return yHat(trace, index, lang);
+  return null;
+};
+export default explain;
