@@ -1,6 +1,6 @@
 // <attention-playground>: the playground as a custom element (SPEC §1). Its attributes
 // (preset, scenario, lang, controls, sync-hash, theme), properties (trace, scenario, presets, ready,
-// settled), methods (setScenario, setPreset, export) and events (trace, scenario-error):
+// settled), methods (setScenario, setPreset, export, explain) and events (trace, scenario-error):
 // docs/page.md, "Element API".
 //
 // The element wires views to state: its Session (state/, no DOM) holds the scenario, the traces
@@ -13,6 +13,7 @@ import { Session, hasExact, setRegistry } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
+import type { Explanation } from './explain/explanation';
 import { clear, h } from './dom';
 import { clone } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
@@ -122,6 +123,17 @@ export class AttentionPlayground extends HTMLElement {
     await this.ready;
     const s = this.#session!;
     return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
+  }
+
+  /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the
+   * trace: "exact.weights", "flash.output", ...) is computed, with its numbers; rejects with an
+   * Error naming the field and index when there is no such cell or no trace (explain/, lazy chunks). */
+  async explain(field: string, index: number[]): Promise<Explanation> {
+    await this.ready;
+    const s = this.#session!;
+    const exact = s.exact?.ok ? s.exact.trace : null;
+    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.scenario, exact, b: s.b, h: s.h, flashStep: s.flashStep },
+      field, index, this.#lang);
   }
 
   /** Resolves once a long run under way (in a worker) is done, the views the current trace needs

@@ -8,6 +8,7 @@ const LOADERS = {
   background: () => import('./worker/background'), // training and long runs in a worker (state/long.ts)
   chapter: () => import('./chapter'), // d2l's chapter views and Bahdanau training (issue 9)
   export: () => import('./export'), // el.export(): JSON, CSV, SVG, PNG
+  explain: () => import('./explain/dispatch'), // el.explain(): a cell's derivation (SPEC §1)
   link: () => import('./link'), // #z= links: deflate-raw and base64url
 } as const;
 

@@ -18,6 +18,8 @@ export interface Term {
   value: number;
   /** The cell it is read from, when it is one (then highlighted with the operands). */
   ref?: CellRef;
+  /** A product's two factors' cells (q and k of a score's product, w and v of a context's). */
+  refs?: CellRef[];
 }
 
 export interface Explanation extends CellRef {
