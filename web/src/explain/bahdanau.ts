@@ -9,10 +9,9 @@ import { nested, type Scenario, type Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import { seededSeq2seq, seq2seqState } from '../seq2seq-weights';
 import type { CellRef, Explainer, Explanation, Term } from './explanation';
-import { cell, explained, factor, inField, input, num, plain, row, say, sum, term } from './parts';
+import { explained, factor, num, plain, say, sum } from './common';
+import { cell, inField, input, row, softmaxStep, term } from './parts';
 
-/** A number in a sentence's subtraction: negative ones in parentheses. */
-const paren = (x: number) => (x < 0 ? `(${plain(x)})` : plain(x));
 
 /** The attention's and the dense layer's weights (flat, torch's (out, in) row-major); null after training. */
 interface Params { W_q: number[]; W_k: number[]; w_v: number[]; dense: number[]; bias: number[]; drawn: boolean }
@@ -67,7 +66,9 @@ function weight(trace: Trace, scenario: Scenario, field: string, index: number[]
     const top = Math.max(...ws);
     const argmax = ws.indexOf(top);
     const terms = ws.map((x, jj) => term(`w[${t},${jj}]`, x, field, held ? [t, jj] : [b, t, jj]));
-    const ops = held ? [] : [{ field: 'dec_queries', index: [b, t, 0] }];
+    // what the scores read (the query and every encoder output), without the trained weights
+    const ops: CellRef[] = held ? [] : [...row(trace.dec_queries, [b, t]).map((_, c) => ({ field: 'dec_queries', index: [b, t, c] })),
+      ...ws.flatMap((_, jj) => row(trace.enc_outputs, [b, jj]).map((_, c) => ({ field: 'enc_outputs', index: [b, jj, c] })))];
     const softmax = `w_{${t}${j}} = \\frac{e^{s_{${t}${j}} - \\max_{j'} s_{${t}j'}}}{\\sum_{j'} e^{s_{${t}j'} - \\max}}`;
     if (value === 0) {
       return explained(field, index, value, `${softmax} = 0`,
@@ -85,19 +86,14 @@ function weight(trace: Trace, scenario: Scenario, field: string, index: number[]
   const T = ws.length;
   const len = validLen(trace, scenario, b);
   const scores = Array.from({ length: T }, (_, jj) => additive(trace, p, b, t, jj, 'dec_queries').s);
-  const read = scores.map((s, jj) => (jj < len ? s : -1e6));
-  const top = Math.max(...read);
-  const exps = read.map((s) => Math.exp(s - top));
-  const total = exps.reduce((x, y) => x + y, 0);
   const own = additive(trace, p, b, t, j, 'dec_queries');
   const h = own.q.length;
+  const step = softmaxStep({ scores, i: t, j, value, lang, masked: scores.map((_, jj) => jj >= len), fill: -1e6 });
   const terms: Term[] = [
     ...own.a.map((x, r) => term(`(W_q q_${t} + W_k k_${j})_${r}`, x)),
     ...own.th.map((x, r) => term(`tanh(·)_${r}`, x)),
     ...p.w_v.map((x, r) => term(`w_v[${r}]`, x)),
-    term(`s_${t},${j}`, own.s),
-    ...read.map((s, jj) => term(jj < len ? `s_${t},${jj}` : `s_${t},${jj} (masked)`, s)),
-    term('max', top), term(`exp(s_${j} − max)`, exps[j]), term('Σ exp(s − max)', total),
+    term(`s_${t},${j}`, own.s), ...step.terms,
   ];
   if (len < T) terms.push(term('enc_valid_lens', len, 'enc_valid_lens', [b]));
   const ops: CellRef[] = [
@@ -105,16 +101,14 @@ function weight(trace: Trace, scenario: Scenario, field: string, index: number[]
     ...Array.from({ length: T }, (_, jj) => Array.from({ length: h }, (_, c) => ({ field: 'enc_outputs', index: [b, jj, c] }))).flat(),
   ];
   const masked = j >= len;
-  const power = (s: number) => `e^{${num(s)} - ${factor(top)}}`;
-  const scoreTex = `s_{${t}${j}} = w_v \\cdot \\tanh(W_q q_{${t}} + W_k k_{${j}}) = ${sum(p.w_v.map((x, r) => `${factor(x)} \\tanh(${num(own.a[r])})`), 6)} = ${num(own.s)}`;
   const drawn = p.drawn ? say(lang, ' (W_q, W_k, w_v drawn from the seed)', '（W_q、W_k、w_v 由种子抽取）') : '';
   return explained(field, index, value,
-    `${scoreTex}${masked ? `\\ \\to -10^{6}\\ (j = ${j} \\ge ${len})` : ''}, \\quad w_{${t}${j}} = \\frac{${power(read[j])}}{${sum(read.map(power), 6)}} = \\frac{${num(exps[j])}}{${num(total)}} = ${num(value)}`,
-    masked
-      ? say(lang, `Source position ${j} is at or past enc_valid_lens = ${len}: its additive score ${plain(own.s)} is replaced by −1e6 before the softmax, so decoder step ${t} gives it ${plain(value)}.`,
-        `源位置 ${j} 不小于 enc_valid_lens = ${len}：它的加性分数 ${plain(own.s)} 在 softmax 前被替换为 −1e6，解码第 ${t} 步给它的权重为 ${plain(value)}。`)
-      : say(lang, `Decoder step ${t}'s additive score for source position ${j} is w_v·tanh(W_q q_${t} + W_k k_${j}) = ${plain(own.s)}${drawn}; the softmax over the ${len} valid positions, exp(${plain(own.s)} − ${paren(top)}) / ${plain(total)}, gives ${plain(value)}.`,
-        `解码第 ${t} 步对源位置 ${j} 的加性分数是 w_v·tanh(W_q q_${t} + W_k k_${j}) = ${plain(own.s)}${drawn}；对 ${len} 个有效位置做 softmax，exp(${plain(own.s)} − ${paren(top)}) / ${plain(total)}，得 ${plain(value)}。`),
+    `s_{${t}${j}} = w_v \\cdot \\tanh(W_q q_{${t}} + W_k k_{${j}}) = ${sum(p.w_v.map((x, r) => `${factor(x)} \\tanh(${num(own.a[r])})`))} = ${num(own.s)}${masked ? `\\ \\to -10^{6}\\ (j = ${j} \\ge \\text{valid\\_len} = ${len})` : ''}, \\quad ${step.formula}`,
+    (masked
+      ? say(lang, `Source position ${j} is at or past enc_valid_lens = ${len}: its additive score ${plain(own.s)} is replaced by −1e6 before the softmax over the source positions: `,
+        `源位置 ${j} 不小于 enc_valid_lens = ${len}：它的加性分数 ${plain(own.s)} 在对源位置做 softmax 前被替换为 −1e6：`)
+      : say(lang, `Decoder step ${t}'s additive score for source position ${j} is w_v·tanh(W_q q_${t} + W_k k_${j}) = ${plain(own.s)}${drawn}, then the softmax over the source positions: `,
+        `解码第 ${t} 步对源位置 ${j} 的加性分数是 w_v·tanh(W_q q_${t} + W_k k_${j}) = ${plain(own.s)}${drawn}，再对源位置做 softmax：`)) + step.text,
     terms, ops);
 }
 
@@ -142,7 +136,7 @@ function output(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
   const h = o.length;
   const wd = p.dense.slice(v * h, (v + 1) * h);
   return explained('output', index, value,
-    `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${sum(wd.map((x, c) => `${factor(x)} \\cdot ${factor(o[c])}`), 6)} + ${factor(p.bias[v])} = ${num(value)}`,
+    `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${sum(wd.map((x, c) => `${factor(x)} \\cdot ${factor(o[c])}`))} + ${factor(p.bias[v])} = ${num(value)}`,
     say(lang, `Logit of token ${v} at decoder step ${t}: the dense layer's row ${v} times the step's GRU output (${ref.field === 'dec_queries' ? `the state step ${t + 1} attends with` : 'the final state'}) plus its bias ${plain(p.bias[v])} = ${plain(value)}`,
       `解码第 ${t} 步词 ${v} 的 logit：全连接层第 ${v} 行乘以这一步的 GRU 输出（${ref.field === 'dec_queries' ? `第 ${t + 1} 步注意时所用的状态` : '最终状态'}）再加偏置 ${plain(p.bias[v])} = ${plain(value)}`) + probText + '.',
     [...wd.map((x, c) => term(`dense.weight[${v},${c}]`, x)), ...o.map((x, c) => term(`o_${t}[${c}]`, x, ref.field, [...ref.at, c])), term('dense.bias', p.bias[v]), term('p', prob)],

@@ -5,7 +5,9 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Explainer, Explanation, Term } from './explanation';
-import { cell, dot, explained, factor, inField, input, num, plain, row, say, sum, term } from './parts';
+import { explained, factor, num, plain, say, sum } from './common';
+import { cell, dot, inField, input, row, softmaxStep, term } from './parts';
+import { scaleOf, softmaxExplainer } from './softmax';
 
 const isCausal = (s: Scenario) => (s.mask as { kind?: string } | undefined)?.kind === 'causal';
 
@@ -104,25 +106,25 @@ function feature(trace: Trace, scenario: Scenario, field: 'features_q' | 'featur
     const vals = name === 'q' ? xs : Array.from({ length: trace.shapes.features_k[1] }, (_, j) => cell(x, [b, j, hh, f]));
     const refs = name === 'q' ? xs.map((_, e) => xRef(e)) : vals.map((_, j) => ({ field: name, index: [b, j, hh, f] }));
     const at = name === 'q' ? f : l;
-    const top = Math.max(...vals);
-    const exps = vals.map((c) => Math.exp(c - top));
-    const total = exps.reduce((s, c) => s + c, 0);
-    const over = name === 'q' ? 'E' : 'L_K';
-    const terms = [...vals.map((c, n) => term(`${name}[${refs[n].index.join(',')}]`, c, name, refs[n].index)), term('max', top),
-      ...exps.map((c, n) => term(`exp(${name}_${n} − max)`, c)), term('Σ exp(· − max)', total)];
+    const step = softmaxStep({ scores: vals, i: name === 'q' ? l : f, j: at, value, lang, refOf: (n) => refs[n] });
+    const lead = name === 'q'
+      ? say(lang, `Feature ${f} of q_${l} is the softmax over E of its row: `, `q_${l} 的特征 ${f} 是它这一行沿 E 的 softmax：`)
+      : say(lang, `Feature ${f} of k_${l} is the softmax over the ${vals.length} keys of column ${f} of K (over L_K): `,
+        `k_${l} 的特征 ${f} 是 K 第 ${f} 列沿 ${vals.length} 个键（L_K）的 softmax：`);
     return explained(field, index, value,
-      `\\phi(${name})_{${l},${f}} = \\frac{e^{${num(vals[at])} - ${factor(top)}}}{${sum(vals.map((c) => `e^{${num(c)} - ${factor(top)}}`), 6)}} = \\frac{${num(exps[at])}}{${num(total)}} = ${num(value)}`,
-      name === 'q'
-        ? say(lang, `Feature ${f} of q_${l} is the softmax over E of its row: exp(${plain(vals[at])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}.`,
-          `q_${l} 的特征 ${f} 是它这一行沿 E 的 softmax：exp(${plain(vals[at])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}。`)
-        : say(lang, `Feature ${f} of k_${l} is the softmax over the ${vals.length} keys of column ${f} of K (over ${over}): exp(${plain(vals[at])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}.`,
-          `k_${l} 的特征 ${f} 是 K 第 ${f} 列沿 ${vals.length} 个键（${over}）的 softmax：exp(${plain(vals[at])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}。`),
-      terms, refs);
+      `\\phi(${name})_{${l},${f}} = \\mathrm{softmax}_{${name === 'q' ? 'E' : 'L_K'}}: \\quad ${step.formula}`, lead + step.text,
+      [...vals.map((c, n) => term(`${name}[${refs[n].index.join(',')}]`, c, name, refs[n].index)), ...step.terms], [...refs, ...step.operands]);
   }
   return null;
 }
 
+/** context = Σ_j w_ij v_j with the implied weights (softmax.ts's context; lsh's keys are its queries). */
+export const kernelContext = (k: 'k' | 'q') => softmaxExplainer((c) => ({ q: 'q', k, v: 'v', weights: 'weights', context: 'context',
+  ...scaleOf(c.scenario, c.shape('q')[3]), mask: null }));
+const context = kernelContext('k');
+
 const explain: Explainer = (trace, scenario, field, index, lang) => {
+  if (field === 'context') return context(trace, scenario, field, index, lang);
   if (field === 'weights') return kernelWeight(trace, scenario, index, lang, String(scenario.feature_map ?? 'elu1') !== 'softmax_qk');
   if (field === 'features_q' || field === 'features_k') return feature(trace, scenario, field, index, lang);
   return null;

@@ -5,7 +5,9 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { Explainer, Explanation } from './explanation';
-import { cell, explained, factor, inField, input, num, plain, say, sum, term } from './parts';
+import { explained, factor, num, plain, say, sum } from './common';
+import { cell, inField, input, term } from './parts';
+import { scaleOf, softmaxExplainer } from './softmax';
 
 /** projected_k[b, r, h, e] = Σ_j E_proj[r, j] k[b, j, h, e]; projected_v with F_proj and v. */
 function projected(trace: Trace, scenario: Scenario, field: 'projected_k' | 'projected_v', index: number[], lang: Lang): Explanation | null {
@@ -27,7 +29,7 @@ function projected(trace: Trace, scenario: Scenario, field: 'projected_k' | 'pro
   ];
   const mat = P === 'E_proj' ? 'E' : 'F';
   return explained(field, index, value,
-    `(${mat}${name.toUpperCase()})_{${r},${e}} = \\sum_{j=0}^{${L_K - 1}} ${mat}_{${r} j}\\, ${name}_{j,${e}} = ${sum(js.map((j) => `${factor(p[j])} \\cdot ${factor(xs[j])}`), 6)} = ${num(value)}`,
+    `(${mat}${name.toUpperCase()})_{${r},${e}} = \\sum_{j=0}^{${L_K - 1}} ${mat}_{${r} j}\\, ${name}_{j,${e}} = ${sum(js.map((j) => `${factor(p[j])} \\cdot ${factor(xs[j])}`))} = ${num(value)}`,
     say(lang, `Projected ${name === 'k' ? 'key' : 'value'} ${r}, entry ${e}, mixes all ${L_K} ${name === 'k' ? 'keys' : 'values'}: Σ_j ${P}[${r}, j] · ${name}[j, ${e}] = ${plain(value)}.`,
       `第 ${r} 个投影${name === 'k' ? '键' : '值'}的第 ${e} 个分量混合了全部 ${L_K} 个${name === 'k' ? '键' : '值'}：Σ_j ${P}[${r}, j] · ${name}[j, ${e}] = ${plain(value)}。`),
     terms, [...js.map((j) => ({ field: P, index: [r, j] })), ...js.map((j) => ({ field: name, index: [b, j, hh, e] }))]);
@@ -51,7 +53,12 @@ function projection(trace: Trace, scenario: Scenario, field: 'E_proj' | 'F_proj'
     [term('a', bound)], []);
 }
 
+/** scores, weights and context: softmax attention over the projected keys and values. */
+const family = softmaxExplainer((c) => ({ q: 'q', k: 'projected_k', v: 'projected_v', scores: 'scores', weights: 'weights',
+  context: 'context', ...scaleOf(c.scenario, c.shape('q')[3]), mask: null }));
+
 const explain: Explainer = (trace, scenario, field, index, lang) => {
+  if (field === 'scores' || field === 'weights' || field === 'context') return family(trace, scenario, field, index, lang);
   if (field === 'projected_k' || field === 'projected_v') return projected(trace, scenario, field, index, lang);
   if (field === 'E_proj' || field === 'F_proj') return projection(trace, scenario, field, index, lang);
   return null;

@@ -6,7 +6,10 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Explainer, Explanation, Term } from './explanation';
-import { cell, dot, explained, factor, inField, input, num, plain, row, say, scaleOf, sum, term } from './parts';
+import { explained, factor, num, plain, say, sum } from './common';
+import { scaleOf } from './softmax';
+import { kernelContext } from './linear';
+import { cell, dot, inField, input, row, softmaxStep, term } from './parts';
 
 interface Lsh { q: unknown; scale: number; rounds: number; L: number; duplicates: boolean }
 
@@ -15,7 +18,7 @@ function setup(trace: Trace, scenario: Scenario): Lsh | null {
   const shape = trace.shapes.buckets;
   if (q === undefined || !shape || trace.buckets === undefined) return null;
   const E = row(q, [0, 0, 0]).length;
-  return { q, scale: scaleOf(scenario, E), rounds: shape[0], L: shape[3], duplicates: scenario.allow_duplicate_attention !== false };
+  return { q, scale: scaleOf(scenario, E).scale, rounds: shape[0], L: shape[3], duplicates: scenario.allow_duplicate_attention !== false };
 }
 
 const bucketOf = (trace: Trace, r: number, b: number, hh: number, i: number) => cell(trace.buckets, [r, b, hh, i]);
@@ -61,7 +64,7 @@ function logsumexp(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanati
   const ss = scores.map((x) => x.score);
   const terms = [...js.map((j, n) => term(`s_${i},${j}`, ss[n])), term('Σ exp(s)', ss.reduce((a, x) => a + Math.exp(x), 0))];
   return explained('round_logsumexp', index, value,
-    `\\mathrm{lse}_{${r}}(${i}) = \\log \\sum_{j \\in \\mathrm{bucket}\\ ${c}} e^{s_{${i} j}} = \\log(${sum(ss.map((x) => `e^{${num(x)}}`), 6)}) = ${num(value)}`,
+    `\\mathrm{lse}_{${r}}(${i}) = \\log \\sum_{j \\in \\mathrm{bucket}\\ ${c}} e^{s_{${i} j}} = \\log(${sum(ss.map((x) => `e^{${num(x)}}`))}) = ${num(value)}`,
     say(lang, `Round ${r}: query ${i} shares bucket ${c} with ${js.length} positions (itself included); the log of the sum of exp of their scores scale·q_${i}·q_j${s.duplicates ? '' : ' − log N_ij'} is ${plain(value)}.`,
       `第 ${r} 轮：查询 ${i} 与 ${js.length} 个位置（含自身）同在桶 ${c}；它们的分数 scale·q_${i}·q_j${s.duplicates ? '' : ' − log N_ij'} 取 exp 求和再取 log，得 ${plain(value)}。`),
     terms, [...js.map((j) => ({ field: 'buckets', index: [r, b, hh, j] })), ...js.flatMap((j) => row(s.q, [b, j, hh]).map((_, e) => ({ field: 'q', index: [b, j, hh, e] })))]);
@@ -72,16 +75,11 @@ function roundWeight(trace: Trace, s: Lsh, index: number[], lang: Lang): Explana
   const [r, b, hh, i] = index;
   const value = cell(trace.round_weights, index);
   const lse = Array.from({ length: s.rounds }, (_, rr) => cell(trace.round_logsumexp, [rr, b, hh, i]));
-  const top = Math.max(...lse);
-  const exps = lse.map((x) => Math.exp(x - top));
-  const total = exps.reduce((a, x) => a + x, 0);
-  const terms = [...lse.map((x, rr) => term(`lse_${rr}(${i})`, x, 'round_logsumexp', [rr, b, hh, i])), term('max', top),
-    ...exps.map((x, rr) => term(`exp(lse_${rr} − max)`, x)), term('Σ', total)];
-  return explained('round_weights', index, value,
-    `\\frac{e^{\\mathrm{lse}_{${r}} - \\max}}{\\sum_{r'} e^{\\mathrm{lse}_{r'} - \\max}} = \\frac{e^{${num(lse[r])} - ${factor(top)}}}{${sum(lse.map((x) => `e^{${num(x)} - ${factor(top)}}`), 6)}} = \\frac{${num(exps[r])}}{${num(total)}} = ${num(value)}`,
-    say(lang, `Round ${r} counts for query ${i} as much as its bucket's total exp(score) against the other rounds': exp(${plain(lse[r])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}.`,
-      `第 ${r} 轮对查询 ${i} 的权重取决于该轮桶内 exp(分数) 之和与其他轮的比较：exp(${plain(lse[r])} − ${plain(top)}) / ${plain(total)} = ${plain(value)}。`),
-    terms, lse.map((_, rr) => ({ field: 'round_logsumexp', index: [rr, b, hh, i] })));
+  const step = softmaxStep({ scores: lse, i, j: r, value, lang, refOf: (rr) => ({ field: 'round_logsumexp', index: [rr, b, hh, i] }) });
+  return explained('round_weights', index, value, `\\rho_{${r}}(${i}) = \\mathrm{softmax}_r(\\mathrm{lse}_r(${i})): \\quad ${step.formula}`,
+    say(lang, `Round ${r} counts for query ${i} by the softmax over the ${s.rounds} rounds of their log-sum-exp (s = lse_r): `,
+      `第 ${r} 轮对查询 ${i} 的权重是 ${s.rounds} 轮 log-sum-exp（s = lse_r）上的 softmax：`) + step.text,
+    step.terms, step.operands);
 }
 
 /** weights[b, h, i, j] = Σ_r round_weights[r] · p_r(i, j). */
@@ -112,11 +110,13 @@ function weight(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanation 
   ops.push(...row(s.q, [b, i, hh]).map((_, e) => ({ field: 'q', index: [b, i, hh, e] })), ...row(s.q, [b, j, hh]).map((_, e) => ({ field: 'q', index: [b, j, hh, e] })));
   const sTex = s.duplicates ? num(sc.score) : `${num(sc.raw)} - \\log ${sc.shared}`;
   return explained('weights', index, value,
-    `w_{${i}${j}} = \\sum_{r:\\ \\text{same bucket}} \\rho_r\\, e^{s_{${i}${j}} - \\mathrm{lse}_r(${i})}, \\quad s_{${i}${j}} = ${sTex}, \\quad w_{${i}${j}} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot e^{${num(sc.score)} - ${factor(x.lse)}}`), 6)} = ${num(value)}`,
+    `w_{${i}${j}} = \\sum_{r:\\ \\text{same bucket}} \\rho_r\\, e^{s_{${i}${j}} - \\mathrm{lse}_r(${i})}, \\quad s_{${i}${j}} = ${sTex}, \\quad w_{${i}${j}} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot e^{${num(sc.score)} - ${factor(x.lse)}}`))} = ${num(value)}`,
     say(lang, `Query ${i} and key ${j} share a bucket in ${shared.length} of ${s.rounds} rounds; in each, key ${j} gets exp(s − lse) of the round, weighted by the round's weight: ${parts.map((x) => `${plain(x.rw)} × ${plain(x.p)}`).join(' + ')} = ${plain(value)}.`,
       `查询 ${i} 与键 ${j} 在 ${s.rounds} 轮中有 ${shared.length} 轮同桶；每一轮键 ${j} 得到该轮的 exp(s − lse)，再乘以该轮的权重：${parts.map((x) => `${plain(x.rw)} × ${plain(x.p)}`).join(' + ')} = ${plain(value)}。`),
     terms, ops);
 }
+
+const context = kernelContext('q');
 
 const explain: Explainer = (trace, scenario, field, index, lang) => {
   const s = setup(trace, scenario);
@@ -125,6 +125,7 @@ const explain: Explainer = (trace, scenario, field, index, lang) => {
   if (field === 'round_logsumexp') return logsumexp(trace, s, index, lang);
   if (field === 'round_weights') return roundWeight(trace, s, index, lang);
   if (field === 'weights') return weight(trace, s, index, lang);
+  if (field === 'context') return context(trace, scenario, field, index, lang);
   return null;
 };
 export default explain;

@@ -5,7 +5,8 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { Explainer, Explanation, Term } from './explanation';
-import { cell, explained, factor, inField, num, plain, row, say, sumTop, term } from './parts';
+import { explained, factor, num, plain, say } from './common';
+import { cell, inField, row, softmaxStep, sumTop, term } from './parts';
 
 const KERNEL: Record<string, (u: number) => number> = {
   boxcar: (u) => (Math.abs(u) < 1 ? 1 : 0),
@@ -38,15 +39,13 @@ function weight(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
     term(`u = (x_query − x_train)·w`, u)];
   const uTex = `(${num(xq)} - ${factor(xs[i])}) \\cdot ${factor(w)}`;
   if (kernel === 'gaussian') {
-    const s = us.map((x) => -(x * x) / 2);
-    const top = Math.max(...s);
-    const exps = s.map((x) => Math.exp(x - top));
-    const total = exps.reduce((a, x) => a + x, 0);
-    terms.push(term('−u²/2', s[i]), term('max_i −u²/2', top), term('exp(−u²/2 − max)', exps[i]), term('Σ_i exp(−u_i²/2 − max)', total));
+    // d2l: softmax(−u²/2) over the training points
+    const step = softmaxStep({ scores: us.map((x) => -(x * x) / 2), i: q, j: i, value, lang });
+    terms.push(term('s = −u²/2', -(u * u) / 2), term('exp(−u²/2)', Math.exp(-(u * u) / 2)), ...step.terms);
     return explained('weights', index, value,
-      `u = ${uTex} = ${num(u)}, \\quad \\alpha = \\frac{e^{-u^2/2 - \\max}}{\\sum_{i'} e^{-u_{i'}^2/2 - \\max}} = \\frac{e^{${num(s[i])} - ${factor(top)}}}{${sumTop(exps.map((x) => ({ tex: num(x), value: x })), 4)}} = \\frac{${num(exps[i])}}{${num(total)}} = ${num(value)}`,
-      say(lang, `Query x = ${plain(xq)} and training point ${i} at ${plain(xs[i])} are u = ${plain(u)} apart (${wWords(trace, scenario, lang)}); the Gaussian kernel exp(−u²/2) = ${plain(Math.exp(s[i]))}, normalised over the ${xs.length} training points (d2l's softmax, the row's max subtracted), gives ${plain(value)}.`,
-        `查询 x = ${plain(xq)} 与位于 ${plain(xs[i])} 的训练点 ${i} 相距 u = ${plain(u)}（${wWords(trace, scenario, lang)}）；高斯核 exp(−u²/2) = ${plain(Math.exp(s[i]))}，对 ${xs.length} 个训练点归一化（d2l 的 softmax，减去行最大值）得 ${plain(value)}。`),
+      `u = ${uTex} = ${num(u)}, \\quad s = -u^2/2 = ${num(-(u * u) / 2)}, \\quad ${step.formula}`,
+      say(lang, `Query x = ${plain(xq)} and training point ${i} at ${plain(xs[i])} are u = ${plain(u)} apart (${wWords(trace, scenario, lang)}); the Gaussian kernel exp(−u²/2) = ${plain(Math.exp(-(u * u) / 2))} is normalised over the ${xs.length} training points as d2l does, a softmax of s = −u²/2: `,
+        `查询 x = ${plain(xq)} 与位于 ${plain(xs[i])} 的训练点 ${i} 相距 u = ${plain(u)}（${wWords(trace, scenario, lang)}）；高斯核 exp(−u²/2) = ${plain(Math.exp(-(u * u) / 2))} 按 d2l 的做法对 ${xs.length} 个训练点归一化，即 s = −u²/2 的 softmax：`) + step.text,
       terms, ops);
   }
   const K = KERNEL[kernel];

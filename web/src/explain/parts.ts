@@ -1,40 +1,12 @@
-// Small pieces the algorithm explainers share (explain-b's: linear, performer, linformer, lsh,
-// nadaraya_watson, positional_encoding, bahdanau): numbers as LaTeX, long sums shortened, cells
-// of nested arrays. No DOM.
+// What explain-b's explainers (linear, performer, linformer, lsh, nadaraya_watson,
+// positional_encoding, bahdanau) share beyond common.ts: rows of nested arrays, the inputs the
+// scenario gives or the trace carries, long sums written by their largest terms. No DOM.
 import { at } from '../format';
 import { nested, type Scenario, type Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
-import type { CellRef, Explanation, Term } from './explanation';
-
-/** A number as LaTeX, 4 significant digits (integers whole, tiny and huge ones as a × 10^n). */
-export function num(x: number): string {
-  if (!Number.isFinite(x)) return Number.isNaN(x) ? '\\mathrm{NaN}' : x > 0 ? '\\infty' : '-\\infty';
-  if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
-  const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) {
-    const [m, e] = x.toExponential(3).split('e');
-    return `${String(Number(m))} \\times 10^{${Number(e)}}`;
-  }
-  return String(Number(x.toPrecision(4)));
-}
-
-/** A number as a factor: negative ones in parentheses. */
-export const factor = (x: number): string => (x < 0 ? `(${num(x)})` : num(x));
-
-/** A number as plain text (the sentence), 4 significant digits. */
-export function plain(x: number): string {
-  if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
-  const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(3).replace(/\.?0+e/, 'e');
-  return String(Number(x.toPrecision(4)));
-}
-
-/** A sum of LaTeX parts, at most `max` of them written (the first and the last ones around \cdots). */
-export function sum(parts: string[], max = 8): string {
-  if (parts.length === 0) return '0';
-  const shown = parts.length <= max ? parts : [...parts.slice(0, max - 2), '\\cdots', ...parts.slice(-1)];
-  return shown.map((p, i) => (i === 0 ? p : p.startsWith('-') ? `- ${p.slice(1)}` : `+ ${p}`)).join(' ');
-}
+import type { CellRef, Term } from './explanation';
+import { Cells, sum } from './common';
+import { explainWeight, type SoftmaxSpec } from './softmax';
 
 /** A number of the nested array `value` at `index`, else NaN. */
 export function cell(value: unknown, index: readonly number[]): number {
@@ -55,37 +27,15 @@ export function input(scenario: Scenario, trace: Trace, name: string): unknown {
   return Array.isArray(v) ? v : undefined;
 }
 
-/** The scale the core used: the scenario's, else 1/√E. */
-export const scaleOf = (scenario: Scenario, E: number): number =>
-  typeof scenario.scale === 'number' ? scenario.scale : 1 / Math.sqrt(E);
-
 /** Whether `index` is a cell of the trace field `field` (every coordinate within its shape). */
 export function inField(trace: Trace, field: string, index: readonly number[]): boolean {
   const shape = trace.shapes?.[field] ?? [];
   return shape.length === index.length && index.every((i, d) => Number.isInteger(i) && i >= 0 && i < shape[d]);
 }
 
-/** The words of a sentence in the page's language. */
-export const say = (lang: Lang, en: string, zh: string): string => (lang === 'zh' ? zh : en);
-
-/** A term read from a cell. */
+/** A term, read from a cell when `field` and `index` are given. */
 export const term = (name: string, value: number, field?: string, index?: number[]): Term =>
   field && index ? { name, value, ref: { field, index } } : { name, value };
-
-/** Operands without repeats, in order. */
-export function unique(refs: CellRef[]): CellRef[] {
-  const seen = new Set<string>();
-  return refs.filter((r) => {
-    const key = `${r.field}:${r.index.join(',')}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/** An explanation; its value is the trace's cell (`value`), its operands deduplicated. */
-export const explained = (field: string, index: number[], value: number | boolean, formula: string, text: string,
-  terms: Term[], operands: CellRef[]): Explanation => ({ field, index, value, formula, text, terms, operands: unique(operands) });
 
 /** The dot product a · b, summed in order (the core's order: e = 0, 1, ...). */
 export function dot(a: readonly number[], b: readonly number[]): number {
@@ -96,7 +46,31 @@ export function dot(a: readonly number[], b: readonly number[]): number {
 
 /** A long sum of LaTeX parts written by its `max` largest values (by size), the rest as \cdots. */
 export function sumTop(parts: { tex: string; value: number }[], max = 5): string {
-  if (parts.length <= max + 1) return sum(parts.map((p) => p.tex), max + 1);
+  if (parts.length <= max + 1) return sum(parts.map((p) => p.tex));
   const top = [...parts].sort((a, b) => Math.abs(b.value) - Math.abs(a.value)).slice(0, max);
   return `${sum(top.map((p) => p.tex))} + \\cdots`;
+}
+
+/** A softmax over `scores` (one row; `masked` ones read `fill`) explained by softmax.ts's weight
+ * explainer, as the weight of position j in row i: its formula, sentence, terms and operands, the
+ * scores' cells given by `refOf` (none where it gives undefined). For the softmaxes that are not
+ * laid out as (B, H, L_Q, L_K): NW's kernel, LSH's rounds, Bahdanau's source positions, softmax_qk's features. */
+export function softmaxStep(o: { scores: readonly number[]; i: number; j: number; value: number; lang: Lang;
+  masked?: readonly boolean[]; fill?: number; refOf?: (j: number) => CellRef | undefined }) {
+  const n = o.scores.length;
+  const rows = <T>(r: T[]) => Array.from({ length: o.i + 1 }, () => r);
+  const w = Array.from({ length: n }, (_, j) => (j === o.j ? o.value : 0));
+  const trace = { algorithm: 'softmax', shapes: { s: [1, 1, o.i + 1, n], w: [1, 1, o.i + 1, n], a: [1, 1, o.i + 1, n] },
+    s: [[rows([...o.scores])]], w: [[rows(w)]], a: [[rows(o.scores.map((_, j) => !o.masked?.[j]))]] } as Trace;
+  const spec: SoftmaxSpec = { q: 'q', k: 'k', v: 'v', scores: 's', weights: 'w', context: 'c', allowed: 'a', scale: 1, scaleTex: '1',
+    mask: o.masked?.some(Boolean) ? { kind: 'explicit', causal: false, window: 0, dilation: 1, stride: 1, fill: o.fill ?? -Infinity, at: 'mask' } : null };
+  const e = explainWeight(new Cells(trace, {}), spec, 'w', [0, 0, o.i, o.j], o.lang);
+  if (!e) throw new Error(`explain: no softmax at ${o.i}, ${o.j}`);
+  const map = (r: CellRef | undefined) => (r && r.field === 's' ? o.refOf?.(r.index[3]) : r);
+  const terms = e.terms.map(({ ref: r, ...t }) => {
+    const m = map(r);
+    return m ? { ...t, ref: m } : t;
+  });
+  const operands = e.operands.map(map).filter((r): r is CellRef => r !== undefined);
+  return { formula: e.formula, text: e.text, terms, operands };
 }

@@ -4,8 +4,10 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Explainer, Explanation } from './explanation';
-import { kernelWeight } from './linear';
-import { cell, dot, explained, factor, inField, input, num, plain, row, say, scaleOf, sum, term } from './parts';
+import { kernelContext, kernelWeight } from './linear';
+import { explained, factor, num, plain, say, sum } from './common';
+import { scaleOf } from './softmax';
+import { cell, dot, inField, input, row, term } from './parts';
 
 /** features_q[b, i, h, r] = exp(ω_r·q̃_i − ‖q̃_i‖²/2) / √m (features_k likewise). */
 function feature(trace: Trace, scenario: Scenario, field: 'features_q' | 'features_k', index: number[], lang: Lang): Explanation | null {
@@ -18,7 +20,7 @@ function feature(trace: Trace, scenario: Scenario, field: 'features_q' | 'featur
   const xs = row(x, [b, l, hh]);
   const E = xs.length;
   const m = trace.shapes.projection[0];
-  const scale = scaleOf(scenario, E);
+  const scale = scaleOf(scenario, E).scale;
   const normalizer = Math.sqrt(scale);
   const xt = xs.map((a) => normalizer * a);
   const w = row(trace.projection, [r]);
@@ -63,7 +65,10 @@ function projection(trace: Trace, scenario: Scenario, index: number[], lang: Lan
     [...w.map((a, f) => term(`ω_${r},${f}`, a, 'projection', [r, f])), term(`‖ω_${r}‖`, length)], []);
 }
 
+const context = kernelContext('k');
+
 const explain: Explainer = (trace, scenario, field, index, lang) => {
+  if (field === 'context') return context(trace, scenario, field, index, lang);
   if (field === 'weights') return kernelWeight(trace, scenario, index, lang, true);
   if (field === 'features_q' || field === 'features_k') return feature(trace, scenario, field, index, lang);
   if (field === 'projection') return projection(trace, scenario, index, lang);

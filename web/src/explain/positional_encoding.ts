@@ -1,7 +1,8 @@
 // Positional encoding's cells explained (core/positional_encoding.cpp, d2l 10.6.3):
 // P[i, 2j] = sin(i / base^{2j/d}), P[i, 2j+1] = cos(the same), with the argument as a number.
 import type { Explainer } from './explanation';
-import { cell, explained, inField, num, plain, say, term } from './parts';
+import { explained, num, plain, say } from './common';
+import { cell, inField, term } from './parts';
 
 const explain: Explainer = (trace, scenario, field, index, lang) => {
   if (field !== 'P' || !inField(trace, field, index)) return null;
