@@ -69,7 +69,7 @@ function weight(trace: Trace, scenario: Scenario, field: string, index: number[]
     // what the scores read (the query and every encoder output), without the trained weights
     const ops: CellRef[] = held ? [] : [...row(trace.dec_queries, [b, t]).map((_, c) => ({ field: 'dec_queries', index: [b, t, c] })),
       ...ws.flatMap((_, jj) => row(trace.enc_outputs, [b, jj]).map((_, c) => ({ field: 'enc_outputs', index: [b, jj, c] })))];
-    const softmax = `w_{${t}${j}} = \\frac{e^{s_{${t}${j}} - \\max_{j'} s_{${t}j'}}}{\\sum_{j'} e^{s_{${t}j'} - \\max}}`;
+    const softmax = `w_{${t},:} = (${ws.map(num).join(', ')}), \\quad w_{${t}${j}} = \\frac{e^{s_{${t}${j}} - \\max_{j'} s_{${t}j'}}}{\\sum_{j'} e^{s_{${t}j'} - \\max}}`;
     if (value === 0) {
       return explained(field, index, value, `${softmax} = 0`,
         say(lang, `Decoder step ${t} gives source position ${j} no attention: the position is past the valid length, its score replaced by −1e6 before the softmax (the trained W_q, W_k, w_v are not in the trace).`,
@@ -89,18 +89,16 @@ function weight(trace: Trace, scenario: Scenario, field: string, index: number[]
   const own = additive(trace, p, b, t, j, 'dec_queries');
   const h = own.q.length;
   const step = softmaxStep({ scores, i: t, j, value, lang, masked: scores.map((_, jj) => jj >= len), fill: -1e6 });
+  const masked = j >= len;
   const terms: Term[] = [
     ...own.a.map((x, r) => term(`(W_q q_${t} + W_k k_${j})_${r}`, x)),
-    ...own.th.map((x, r) => term(`tanh(·)_${r}`, x)),
     ...p.w_v.map((x, r) => term(`w_v[${r}]`, x)),
-    term(`s_${t},${j}`, own.s), ...step.terms,
+    term(`s_${t},${j}`, own.s), ...(masked ? [term('enc_valid_lens', len, 'enc_valid_lens', [b])] : []), ...step.terms,
   ];
-  if (len < T) terms.push(term('enc_valid_lens', len, 'enc_valid_lens', [b]));
   const ops: CellRef[] = [
     ...own.q.map((_, c) => ({ field: 'dec_queries', index: [b, t, c] })),
     ...Array.from({ length: T }, (_, jj) => Array.from({ length: h }, (_, c) => ({ field: 'enc_outputs', index: [b, jj, c] }))).flat(),
   ];
-  const masked = j >= len;
   const drawn = p.drawn ? say(lang, ' (W_q, W_k, w_v drawn from the seed)', '（W_q、W_k、w_v 由种子抽取）') : '';
   return explained(field, index, value,
     `s_{${t}${j}} = w_v \\cdot \\tanh(W_q q_{${t}} + W_k k_{${j}}) = ${sum(p.w_v.map((x, r) => `${factor(x)} \\tanh(${num(own.a[r])})`))} = ${num(own.s)}${masked ? `\\ \\to -10^{6}\\ (j = ${j} \\ge \\text{valid\\_len} = ${len})` : ''}, \\quad ${step.formula}`,
@@ -129,14 +127,14 @@ function output(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
   const probText = say(lang, `; softmax over the ${logits.length} target tokens makes it probability ${plain(prob)}`,
     `；对 ${logits.length} 个目标词做 softmax 后概率为 ${plain(prob)}`);
   if (!p || p.dense.length !== logits.length * o.length) {
-    return explained('output', index, value, `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${num(value)}, \\quad p = ${num(prob)}`,
+    return explained('output', index, value, `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${num(value)}, \\quad p = \\mathrm{softmax}(\\mathrm{logit}_{${t}})_{${v}} = ${num(prob)}`,
       say(lang, `Logit of token ${v} at decoder step ${t}: the trained dense layer (not in the trace) on the step's GRU output`, `解码第 ${t} 步词 ${v} 的 logit：训练后的全连接层（不在 trace 中）作用于这一步的 GRU 输出`) + probText + '.',
       [term('p', prob)], ops);
   }
   const h = o.length;
   const wd = p.dense.slice(v * h, (v + 1) * h);
   return explained('output', index, value,
-    `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${sum(wd.map((x, c) => `${factor(x)} \\cdot ${factor(o[c])}`))} + ${factor(p.bias[v])} = ${num(value)}`,
+    `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${sum(wd.map((x, c) => `${factor(x)} \\cdot ${factor(o[c])}`))} + ${factor(p.bias[v])} = ${num(value)}, \\quad p = \\mathrm{softmax}(\\mathrm{logit}_{${t}})_{${v}} = ${num(prob)}`,
     say(lang, `Logit of token ${v} at decoder step ${t}: the dense layer's row ${v} times the step's GRU output (${ref.field === 'dec_queries' ? `the state step ${t + 1} attends with` : 'the final state'}) plus its bias ${plain(p.bias[v])} = ${plain(value)}`,
       `解码第 ${t} 步词 ${v} 的 logit：全连接层第 ${v} 行乘以这一步的 GRU 输出（${ref.field === 'dec_queries' ? `第 ${t + 1} 步注意时所用的状态` : '最终状态'}）再加偏置 ${plain(p.bias[v])} = ${plain(value)}`) + probText + '.',
     [...wd.map((x, c) => term(`dense.weight[${v},${c}]`, x)), ...o.map((x, c) => term(`o_${t}[${c}]`, x, ref.field, [...ref.at, c])), term('dense.bias', p.bias[v]), term('p', prob)],

@@ -30,7 +30,7 @@ const exactContext = softmaxExplainer(exactSpec);
 /** A page map's field as the trace field it shows (same index). */
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
-  'additive.w_v': 'w_v',
+  'additive.w_v': 'w_v', 'pe-high': 'P',
 };
 
 function fail(field: string, index: readonly number[], why: string): never {

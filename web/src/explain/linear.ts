@@ -5,7 +5,7 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Explainer, Explanation, Term } from './explanation';
-import { explained, factor, num, plain, say, sum } from './common';
+import { explained, factor, num, plain, product, say, sum } from './common';
 import { cell, dot, inField, input, row, softmaxStep, term } from './parts';
 import { scaleOf, softmaxExplainer } from './softmax';
 
@@ -22,7 +22,6 @@ export function kernelWeight(trace: Trace, scenario: Scenario, index: number[], 
   const fqRef = (f: number): CellRef => ({ field: 'features_q', index: [b, i, hh, f] });
   const fkRef = (jj: number, f: number): CellRef => ({ field: 'features_k', index: [b, jj, hh, f] });
   const fk = row(trace.features_k, [b, j, hh]);
-  const products = fq.map((a, f) => a * fk[f]);
   const sim = dot(fq, fk);
   const sims = Array.from({ length: last + 1 }, (_, jj) => dot(fq, row(trace.features_k, [b, jj, hh])));
   const den = sims.reduce((a, x) => a + x, 0);
@@ -35,7 +34,7 @@ export function kernelWeight(trace: Trace, scenario: Scenario, index: number[], 
       [], ops);
   }
   const terms: Term[] = [
-    ...products.map((p, f) => term(`φ(q_${i})_${f}·φ(k_${j})_${f}`, p)),
+    ...fq.map((a, f) => product(`φ(q_${i})_${f}·φ(k_${j})_${f}`, a, fk[f], fqRef(f), fkRef(j, f))),
     term(`φ(q_${i})·φ(k_${j})`, sim),
   ];
   for (let jj = 0; jj <= last; jj++) for (let f = 0; f < F; f++) ops.push(fkRef(jj, f));
@@ -47,13 +46,14 @@ export function kernelWeight(trace: Trace, scenario: Scenario, index: number[], 
         `查询 ${i} 对键 ${j} 的权重是 φ(q_${i})·φ(k_${j}) = ${plain(sim)}：q_${i} 沿 E 的 softmax 点乘 K 沿键的 softmax，不再除以行和。`),
       terms, ops);
   }
-  terms.push(...sims.map((x, jj) => term(`φ(q_${i})·φ(k_${jj})`, x)), term(`Σ_j' φ(q_${i})·φ(k_j')`, den));
+  const rowTerms = [...sims.map((x, jj) => term(`φ(q_${i})·φ(k_${jj})`, x)), term(`Σ_j' φ(q_${i})·φ(k_j')`, den)];
+  terms.push(...rowTerms);
   if (!(den > 0)) {
     return explained('weights', index, value,
-      `\\sum_{j'} \\phi(q_{${i}}) \\cdot \\phi(k_{j'}) = ${num(den)} \\Rightarrow w_{${i}${j}} = 0`,
+      `\\sum_{j'} \\phi(q_{${i}}) \\cdot \\phi(k_{j'}) = ${sum(sims.map(num))} = ${num(den)} \\Rightarrow w_{${i}${j}} = 0`,
       say(lang, `Query ${i} has no feature in common with any key (Σ_j' φ(q_${i})·φ(k_j') = ${plain(den)}), so the core sets its weights and context to 0 instead of dividing by 0.`,
         `查询 ${i} 与所有键都没有共同的特征（Σ_j' φ(q_${i})·φ(k_j') = ${plain(den)}），核心把它的权重和 context 置为 0，而不是除以 0。`),
-      terms, ops);
+      rowTerms, ops);
   }
   const range = last === L_K - 1 ? '' : `_{j' \\le ${i}}`;
   return explained('weights', index, value,

@@ -5,7 +5,7 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { Explainer, Explanation } from './explanation';
-import { explained, factor, num, plain, say, sum } from './common';
+import { explained, factor, num, plain, product, say, sum } from './common';
 import { cell, inField, input, term } from './parts';
 import { scaleOf, softmaxExplainer } from './softmax';
 
@@ -21,12 +21,7 @@ function projected(trace: Trace, scenario: Scenario, field: 'projected_k' | 'pro
   const js = Array.from({ length: L_K }, (_, j) => j);
   const p = js.map((j) => cell(trace[P], [r, j]));
   const xs = js.map((j) => cell(x, [b, j, hh, e]));
-  const products = js.map((j) => p[j] * xs[j]);
-  const terms = [
-    ...js.map((j) => term(`${P}[${r},${j}]`, p[j], P, [r, j])),
-    ...js.map((j) => term(`${name}[${b},${j},${hh},${e}]`, xs[j], name, [b, j, hh, e])),
-    ...products.map((c, j) => term(`${P}[${r},${j}]·${name}_${j}`, c)),
-  ];
+  const terms = js.map((j) => product(`${P}[${r},${j}]·${name}[${j},${e}]`, p[j], xs[j], { field: P, index: [r, j] }, { field: name, index: [b, j, hh, e] }));
   const mat = P === 'E_proj' ? 'E' : 'F';
   return explained(field, index, value,
     `(${mat}${name.toUpperCase()})_{${r},${e}} = \\sum_{j=0}^{${L_K - 1}} ${mat}_{${r} j}\\, ${name}_{j,${e}} = ${sum(js.map((j) => `${factor(p[j])} \\cdot ${factor(xs[j])}`))} = ${num(value)}`,

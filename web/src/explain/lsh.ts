@@ -62,9 +62,10 @@ function logsumexp(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanati
   const value = cell(trace.round_logsumexp, index);
   const { c, js, scores } = members(trace, s, r, b, hh, i);
   const ss = scores.map((x) => x.score);
-  const terms = [...js.map((j, n) => term(`s_${i},${j}`, ss[n])), term('Σ exp(s)', ss.reduce((a, x) => a + Math.exp(x), 0))];
+  const total = ss.reduce((a, x) => a + Math.exp(x), 0);
+  const terms = [...js.map((j, n) => term(`s_${i},${j}`, ss[n])), term('Σ exp(s)', total)];
   return explained('round_logsumexp', index, value,
-    `\\mathrm{lse}_{${r}}(${i}) = \\log \\sum_{j \\in \\mathrm{bucket}\\ ${c}} e^{s_{${i} j}} = \\log(${sum(ss.map((x) => `e^{${num(x)}}`))}) = ${num(value)}`,
+    `\\mathrm{lse}_{${r}}(${i}) = \\log \\sum_{j \\in \\mathrm{bucket}\\ ${c}} e^{s_{${i} j}} = \\log(${sum(ss.map((x) => `e^{${num(x)}}`))}) = \\log ${num(total)} = ${num(value)}`,
     say(lang, `Round ${r}: query ${i} shares bucket ${c} with ${js.length} positions (itself included); the log of the sum of exp of their scores scale·q_${i}·q_j${s.duplicates ? '' : ' − log N_ij'} is ${plain(value)}.`,
       `第 ${r} 轮：查询 ${i} 与 ${js.length} 个位置（含自身）同在桶 ${c}；它们的分数 scale·q_${i}·q_j${s.duplicates ? '' : ' − log N_ij'} 取 exp 求和再取 log，得 ${plain(value)}。`),
     terms, [...js.map((j) => ({ field: 'buckets', index: [r, b, hh, j] })), ...js.flatMap((j) => row(s.q, [b, j, hh]).map((_, e) => ({ field: 'q', index: [b, j, hh, e] })))]);
@@ -97,7 +98,7 @@ function weight(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanation 
     return explained('weights', index, value, `w_{${i}${j}} = 0 \\quad (\\text{no shared bucket in ${s.rounds} rounds})`,
       say(lang, `Query ${i} and key ${j} never share a bucket in the ${s.rounds} rounds, so their score is never computed: the weight is 0.`,
         `查询 ${i} 与键 ${j} 在 ${s.rounds} 轮中从未同桶，它们的分数从未计算：权重为 0。`),
-      terms, ops);
+      [], ops);
   }
   const parts = shared.map((r) => {
     const rw = cell(trace.round_weights, [r, b, hh, i]);
@@ -110,7 +111,7 @@ function weight(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanation 
   ops.push(...row(s.q, [b, i, hh]).map((_, e) => ({ field: 'q', index: [b, i, hh, e] })), ...row(s.q, [b, j, hh]).map((_, e) => ({ field: 'q', index: [b, j, hh, e] })));
   const sTex = s.duplicates ? num(sc.score) : `${num(sc.raw)} - \\log ${sc.shared}`;
   return explained('weights', index, value,
-    `w_{${i}${j}} = \\sum_{r:\\ \\text{same bucket}} \\rho_r\\, e^{s_{${i}${j}} - \\mathrm{lse}_r(${i})}, \\quad s_{${i}${j}} = ${sTex}, \\quad w_{${i}${j}} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot e^{${num(sc.score)} - ${factor(x.lse)}}`))} = ${num(value)}`,
+    `w_{${i}${j}} = \\sum_{r:\\ \\text{same bucket}} \\rho_r\\, e^{s_{${i}${j}} - \\mathrm{lse}_r(${i})}, \\quad s_{${i}${j}} = ${sTex}, \\quad w_{${i}${j}} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot e^{${num(sc.score)} - ${factor(x.lse)}}`))} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot ${num(x.p)}`))} = ${num(value)}`,
     say(lang, `Query ${i} and key ${j} share a bucket in ${shared.length} of ${s.rounds} rounds; in each, key ${j} gets exp(s − lse) of the round, weighted by the round's weight: ${parts.map((x) => `${plain(x.rw)} × ${plain(x.p)}`).join(' + ')} = ${plain(value)}.`,
       `查询 ${i} 与键 ${j} 在 ${s.rounds} 轮中有 ${shared.length} 轮同桶；每一轮键 ${j} 得到该轮的 exp(s − lse)，再乘以该轮的权重：${parts.map((x) => `${plain(x.rw)} × ${plain(x.p)}`).join(' + ')} = ${plain(value)}。`),
     terms, ops);

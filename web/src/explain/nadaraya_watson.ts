@@ -5,8 +5,8 @@
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { Explainer, Explanation, Term } from './explanation';
-import { explained, factor, num, plain, say } from './common';
-import { cell, inField, row, softmaxStep, sumTop, term } from './parts';
+import { capNote, capped, explained, factor, num, plain, product, say, sum } from './common';
+import { cell, inField, row, softmaxStep, term } from './parts';
 
 const KERNEL: Record<string, (u: number) => number> = {
   boxcar: (u) => (Math.abs(u) < 1 ? 1 : 0),
@@ -41,7 +41,7 @@ function weight(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
   if (kernel === 'gaussian') {
     // d2l: softmax(−u²/2) over the training points
     const step = softmaxStep({ scores: us.map((x) => -(x * x) / 2), i: q, j: i, value, lang });
-    terms.push(term('s = −u²/2', -(u * u) / 2), term('exp(−u²/2)', Math.exp(-(u * u) / 2)), ...step.terms);
+    terms.push(term('s = −u²/2', -(u * u) / 2), ...step.terms);
     return explained('weights', index, value,
       `u = ${uTex} = ${num(u)}, \\quad s = -u^2/2 = ${num(-(u * u) / 2)}, \\quad ${step.formula}`,
       say(lang, `Query x = ${plain(xq)} and training point ${i} at ${plain(xs[i])} are u = ${plain(u)} apart (${wWords(trace, scenario, lang)}); the Gaussian kernel exp(−u²/2) = ${plain(Math.exp(-(u * u) / 2))} is normalised over the ${xs.length} training points as d2l does, a softmax of s = −u²/2: `,
@@ -54,7 +54,7 @@ function weight(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
   const total = ks.reduce((a, x) => a + x, 0);
   terms.push(term('K(u)', ks[i]), term('Σ_i K(u_i)', total));
   if (!(total > 0)) {
-    return explained('weights', index, value, `\\sum_{i'} K(u_{i'}) = 0 \\Rightarrow \\alpha = 0`,
+    return explained('weights', index, value, `u = ${uTex} = ${num(u)}, \\quad K(u) = ${num(ks[i])}, \\quad \\sum_{i'} K(u_{i'}) = 0 \\Rightarrow \\alpha = 0`,
       say(lang, `No training point is in the ${kernel} kernel's reach of x = ${plain(xq)}: every weight of this query is 0.`,
         `没有训练点落在 x = ${plain(xq)} 的 ${kernel} 核范围内：这个查询的权重都是 0。`), terms, ops);
   }
@@ -71,17 +71,14 @@ function yHat(trace: Trace, index: number[], lang: Lang): Explanation {
   const value = cell(trace.y_hat, index);
   const ws = row(trace.weights, [q]);
   const ys = row(trace.y_train, []);
-  const products = ws.map((a, i) => a * ys[i]);
-  const top = products.map((p, i) => ({ p, i })).sort((a, b) => Math.abs(b.p) - Math.abs(a.p)).slice(0, 3);
-  const terms: Term[] = [
-    ...ws.map((a, i) => term(`weights[${q},${i}]`, a, 'weights', [q, i])),
-    ...ys.map((a, i) => term(`y_train[${i}]`, a, 'y_train', [i])),
-    ...products.map((p, i) => term(`weights[${q},${i}]·y_train[${i}]`, p)),
-  ];
+  // the terms by size, largest first: the formula shows the three largest and the smallest
+  const order = ws.map((_, i) => i).sort((x, y) => Math.abs(ws[y] * ys[y]) - Math.abs(ws[x] * ys[x]));
+  const terms = capped(order.map((i) => product(`weights[${q},${i}]·y_train[${i}]`, ws[i], ys[i], { field: 'weights', index: [q, i] },
+    { field: 'y_train', index: [i] })));
   return explained('y_hat', index, value,
-    `\\hat y_{${q}} = \\sum_i \\alpha_{${q} i}\\, y_i = ${sumTop(ws.map((a, i) => ({ tex: `${num(a)} \\cdot ${factor(ys[i])}`, value: products[i] })), 4)} = ${num(value)}`,
-    say(lang, `The prediction at query ${q} is its weights times the ${ys.length} training targets, summed: ${plain(value)}; the largest terms are those of training points ${top.map((x) => x.i).join(', ')}.`,
-      `查询 ${q} 的预测是它的权重乘以 ${ys.length} 个训练目标之和：${plain(value)}；最大的几项来自训练点 ${top.map((x) => x.i).join('、')}。`),
+    `\\hat y_{${q}} = \\sum_i \\alpha_{${q} i}\\, y_i = ${sum(order.map((i) => `${num(ws[i])} \\cdot ${factor(ys[i])}`))} = ${num(value)}`,
+    say(lang, `The prediction at query ${q} is the sum of its ${ys.length} weights times the training targets, written largest term first: ${plain(value)}; the largest terms are those of training points ${order.slice(0, 3).join(', ')}.`,
+      `查询 ${q} 的预测是它的 ${ys.length} 个权重乘以训练目标之和（按项的大小排列）：${plain(value)}；最大的几项来自训练点 ${order.slice(0, 3).join('、')}。`) + capNote(lang, ys.length),
     terms, [...ws.map((_, i) => ({ field: 'weights', index: [q, i] })), ...ys.map((_, i) => ({ field: 'y_train', index: [i] }))]);
 }
 

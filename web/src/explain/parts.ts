@@ -5,7 +5,7 @@ import { at } from '../format';
 import { nested, type Scenario, type Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Term } from './explanation';
-import { Cells, sum } from './common';
+import { Cells } from './common';
 import { explainWeight, type SoftmaxSpec } from './softmax';
 
 /** A number of the nested array `value` at `index`, else NaN. */
@@ -42,13 +42,6 @@ export function dot(a: readonly number[], b: readonly number[]): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
-}
-
-/** A long sum of LaTeX parts written by its `max` largest values (by size), the rest as \cdots. */
-export function sumTop(parts: { tex: string; value: number }[], max = 5): string {
-  if (parts.length <= max + 1) return sum(parts.map((p) => p.tex));
-  const top = [...parts].sort((a, b) => Math.abs(b.value) - Math.abs(a.value)).slice(0, max);
-  return `${sum(top.map((p) => p.tex))} + \\cdots`;
 }
 
 /** A softmax over `scores` (one row; `masked` ones read `fill`) explained by softmax.ts's weight

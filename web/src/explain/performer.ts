@@ -3,9 +3,9 @@
 // max subtracted), the projection's rows, and the implied weights as linear attention's.
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
-import type { CellRef, Explainer, Explanation } from './explanation';
+import type { CellRef, Explainer, Explanation, Term } from './explanation';
 import { kernelContext, kernelWeight } from './linear';
-import { explained, factor, num, plain, say, sum } from './common';
+import { explained, factor, num, plain, product, say, sum } from './common';
 import { scaleOf } from './softmax';
 import { cell, dot, inField, input, row, term } from './parts';
 
@@ -29,17 +29,17 @@ function feature(trace: Trace, scenario: Scenario, field: 'features_q' | 'featur
   const exponent = wx - half;
   const xRef = (e: number): CellRef => ({ field: name, index: [b, l, hh, e] });
   const wRef = (e: number): CellRef => ({ field: 'projection', index: [r, e] });
-  const terms = [
-    term('√scale', normalizer),
-    ...xs.map((a, e) => term(`${name}[${b},${l},${hh},${e}]`, a, name, [b, l, hh, e])),
-    ...w.map((a, e) => term(`ω_${r},${e}`, a, 'projection', [r, e])),
-    term(`ω_${r}·${name}̃`, wx), term(`‖${name}̃‖²/2`, half), term('exponent', exponent), term('1/√m', 1 / Math.sqrt(m)),
+  const raw = dot(w, xs);
+  const terms: Term[] = [
+    ...xs.map((a, e) => product(`ω_${r},${e}·${name}_${e}`, w[e], a, wRef(e), xRef(e))),
+    term(`Σ_e ω_${r},e·${name}_e`, raw), term('√scale', normalizer), term(`ω_${r}·${name}̃`, wx), term(`‖${name}̃‖²/2`, half),
+    term('exponent', exponent), term(`exp(exponent)`, Math.exp(exponent)), term('√m', Math.sqrt(m)),
   ];
   const t = `\\tilde ${name}_{${l}}`;
   return explained(field, index, value,
-    `\\phi_{${r}}(${t}) = \\frac{1}{\\sqrt{${m}}} \\exp\\big(\\omega_{${r}} \\cdot ${t} - \\tfrac{1}{2}\\lVert ${t} \\rVert^2\\big), \\quad ${t} = ${name}_{${l}} \\sqrt{${num(scale)}}, `
-      + `\\quad \\omega_{${r}} \\cdot ${t} = ${sum(w.map((a, e) => `${factor(a)} \\cdot ${factor(xt[e])}`))} = ${num(wx)}, `
-      + `\\quad \\phi_{${r}} = \\frac{e^{${num(wx)} - ${factor(half)}}}{\\sqrt{${m}}} = \\frac{${num(Math.exp(exponent))}}{${num(Math.sqrt(m))}} = ${num(value)}`,
+    `\\phi_{${r}}(${t}) = \\frac{1}{\\sqrt{m}} \\exp\\big(\\omega_{${r}} \\cdot ${t} - \\tfrac{1}{2}\\lVert ${t} \\rVert^2\\big), \\quad ${t} = \\sqrt{\\text{scale}}\\, ${name}_{${l}}: `
+      + `\\quad \\omega_{${r}} \\cdot ${t} = ${num(normalizer)} \\left(${sum(xs.map((a, e) => `${factor(w[e])} \\cdot ${factor(a)}`))}\\right) = ${num(normalizer)} \\cdot ${factor(raw)} = ${num(wx)}, `
+      + `\\quad \\tfrac{1}{2}\\lVert ${t} \\rVert^2 = ${num(half)}, \\quad \\phi_{${r}} = \\frac{e^{${num(wx)} - ${factor(half)}}}{\\sqrt{${m}}} = \\frac{e^{${num(exponent)}}}{${num(Math.sqrt(m))}} = \\frac{${num(Math.exp(exponent))}}{${num(Math.sqrt(m))}} = ${num(value)}`,
     say(lang, `Random feature ${r} of ${name}_${l} is exp(ω_${r}·${name}̃ − ‖${name}̃‖²/2) / √${m} = exp(${plain(wx)} − ${plain(half)}) / ${plain(Math.sqrt(m))} = ${plain(value)}, with ${name}̃ = ${name}_${l} √scale and no maximum subtracted (the core, like performer-pytorch's softmax_kernel without its stabiliser, overflows to an error instead).`,
       `${name}_${l} 的随机特征 ${r} 是 exp(ω_${r}·${name}̃ − ‖${name}̃‖²/2) / √${m} = exp(${plain(wx)} − ${plain(half)}) / ${plain(Math.sqrt(m))} = ${plain(value)}，其中 ${name}̃ = ${name}_${l} √scale，不减去最大值（核心与去掉稳定项的 performer-pytorch softmax_kernel 一样，溢出时报错）。`),
     terms, [...xs.map((_, e) => xRef(e)), ...w.map((_, e) => wRef(e))]);
