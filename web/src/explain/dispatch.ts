@@ -76,7 +76,9 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
       : `no such cell (shape [${shape.join(', ')}])`);
   }
   // the exact weights the page draws as "exact.weights" where the trace has none of its own
-  const rename = (r: CellRef): CellRef => (r.field === 'exact_weights' && trace.exact_weights === undefined ? { ...r, field: 'exact.weights' } : r);
+  // (shared QK, lsh: the exact run's k is the shown scenario's q)
+  const rename = (r: CellRef): CellRef => (r.field === 'exact_weights' && trace.exact_weights === undefined ? { ...r, field: 'exact.weights' }
+    : r.field === 'k' && s.scenario.k === undefined && scenario !== s.scenario ? { ...r, field: 'q' } : r);
   return { ...out, field, terms: out.terms.map((t) => ({ ...t, ...(t.ref ? { ref: rename(t.ref) } : {}), ...(t.refs ? { refs: t.refs.map(rename) } : {}) })),
     operands: out.operands.map(rename) };
 }
