@@ -145,15 +145,15 @@ export function unique(refs: readonly CellRef[]): CellRef[] {
   return refs.filter((r) => (seen.has(refKey(r)) ? false : (seen.add(refKey(r)), true)));
 }
 
-/** A product term a·b (both cells in `refs`). */
-export function product(name: string, a: number, b: number, ra: CellRef, rb: CellRef): Term {
-  return { name, value: a * b, refs: [ra, rb] };
+/** A product term a·b (the factors' cells in `refs`; a computed factor has none). */
+export function product(name: string, a: number, b: number, ra: CellRef | null, rb: CellRef): Term {
+  return { name, value: a * b, refs: ra ? [ra, rb] : [rb] };
 }
 
 /** Σ_j a_j b_j over `n` pairs: its terms (capped), the formula's and the text's sums and the
  * operands. `pair(j)` gives the two factors and their cells; `keep`: a j listed even past the cap. */
 export function dotSum(n: number, label: (j: number) => string,
-  pair: (j: number) => [number, number, CellRef, CellRef], keep = -1) {
+  pair: (j: number) => [number, number, CellRef | null, CellRef], keep = -1) {
   const tex: string[] = [], text: string[] = [], all: Term[] = [], operands: CellRef[] = [];
   let total = 0;
   for (let j = 0; j < n; j++) {
@@ -161,7 +161,8 @@ export function dotSum(n: number, label: (j: number) => string,
     tex.push(`${factor(a)} \\cdot ${factor(b)}`);
     text.push(`${plain(a)}·${plain(b)}`);
     all.push(product(label(j), a, b, ra, rb));
-    operands.push(ra, rb);
+    if (ra) operands.push(ra);
+    operands.push(rb);
     total += a * b;
   }
   return { tex: sum(tex), text: sumText(text), terms: capped(all, keep), total, operands, n };

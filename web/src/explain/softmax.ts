@@ -96,8 +96,12 @@ export interface SoftmaxSpec {
   /** The scale as written: "\frac{1}{\sqrt{8}}" when it is the default. */
   scaleTex: string;
   mask: MaskRule | null;
-  /** Key j's index in k and v (pooling: a pooled key). Default: j. */
+  /** Key j's index in k and v. Default: j. */
   keyOf?: (j: number) => number;
+  /** The features of q and k the score reads: [first, count] (diff's halves). Default: all. */
+  dims?: [number, number];
+  /** Row i's query (ProbAttention's scores_top: row t is query top_index[b, h, t]). Default: i. */
+  queryOf?: (b: number, h: number, i: number) => number;
 }
 
 /** The default scale 1/√E (scenario's `scale` where it gives one). */
@@ -126,15 +130,15 @@ export function exactSpec(c: Cells): SoftmaxSpec {
 function isAllowed(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j: number, lang: Lang): boolean {
   if (!s.mask) return true;
   if (s.allowed && c.has(s.allowed)) return c.broadcast(s.allowed, [b, h, i, j]) === true;
-  return allows(c, s.mask, b, i, j, lang).ok;
+  return allows(c, s.mask, b, s.queryOf ? s.queryOf(b, h, i) : i, j, lang).ok;
 }
 
 /** Score (b, h, i, j): scale · Σ_e q·k, its products. */
 export function scoreParts(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j: number) {
-  const E = c.shape(s.q)[3];
-  const kj = s.keyOf ? s.keyOf(j) : j;
-  return dotSum(E, (e) => `q[${i}]·k[${kj}] (e=${e})`, (e) => {
-    const rq = ref(s.q, [b, i, h, e]), rk = ref(s.k, [b, kj, h, e]);
+  const [e0, E] = s.dims ?? [0, c.shape(s.q)[3]];
+  const kj = s.keyOf ? s.keyOf(j) : j, qi = s.queryOf ? s.queryOf(b, h, i) : i;
+  return dotSum(E, (e) => `q[${qi}]·k[${kj}] (e=${e0 + e})`, (e) => {
+    const rq = ref(s.q, [b, qi, h, e0 + e]), rk = ref(s.k, [b, kj, h, e0 + e]);
     return [c.num(s.q, rq.index), c.num(s.k, rk.index), rq, rk];
   });
 }
@@ -146,10 +150,11 @@ export function scoreOf(c: Cells, s: SoftmaxSpec, b: number, h: number, i: numbe
 }
 
 export function explainScore(c: Cells, s: SoftmaxSpec, field: string, index: number[], lang: Lang): Explanation | null {
-  const [b, h, i, j] = index;
+  const [b, h, row, j] = index;
   const value = c.value(field, index);
   if (typeof value !== 'number') return null;
-  const p = scoreParts(c, s, b, h, i, j);
+  const p = scoreParts(c, s, b, h, row, j);
+  const i = s.queryOf ? s.queryOf(b, h, row) : row;
   const terms: Term[] = [...p.terms, { name: 'Σ_e q·k', value: p.total }, { name: 'scale', value: s.scale }];
   let formula = `s_{${i}${j}} = ${s.scaleTex} \\sum_e q_{${i}e} k_{${j}e} = ${s.scaleTex} \\left(${p.tex}\\right) = ${num(s.scale)} \\cdot ${factor(p.total)} = ${num(value)}${exactTex(value)}`;
   let text = say(lang,
@@ -157,7 +162,7 @@ export function explainScore(c: Cells, s: SoftmaxSpec, field: string, index: num
     `分数 = 缩放 × Σ_e q[${i}, e]·k[${j}, e] = ${plain(s.scale)} × (${p.text}) = ${plain(s.scale)} × ${plain(p.total)} = ${plain(value)}${exactText(value)}`);
   if (s.mask) {
     const a = allows(c, s.mask, b, i, j, lang);
-    if (!isAllowed(c, s, b, h, i, j, lang)) {
+    if (!isAllowed(c, s, b, h, row, j, lang)) {
       formula += `\\quad\\text{masked: } ${a.tex},\\; s \\to ${num(s.mask.fill)}`;
       text += say(lang, `; masked (${a.text}): the softmax reads ${plain(s.mask.fill)} instead`,
         `；被遮蔽（${a.text}）：softmax 读到的是 ${plain(s.mask.fill)}`);
@@ -172,9 +177,10 @@ export function explainScore(c: Cells, s: SoftmaxSpec, field: string, index: num
 }
 
 export function explainAllowed(c: Cells, s: SoftmaxSpec, field: string, index: number[], lang: Lang): Explanation | null {
-  const [b, , i, j] = index;
+  const [b, h, row, j] = index;
   const value = c.value(field, index);
   if (typeof value !== 'boolean') return null;
+  const i = s.queryOf ? s.queryOf(b, h, row) : row;
   if (!s.mask) {
     return explained(field, index, value, '\\text{no mask: every key allowed}', say(lang, 'No mask: every key is allowed.', '无掩码：每个键都允许。'), [], []);
   }
@@ -211,14 +217,16 @@ export function explainWeight(c: Cells, s: SoftmaxSpec, field: string, index: nu
   const r = softmaxRow(c, s, b, h, i, lang, c.shape(field)[3]);
   const scoreRef = (jj: number): CellRef | undefined => (s.scores && c.has(s.scores) ? ref(s.scores, [b, h, i, jj]) : undefined);
   // the scores it reads: the trace's, else q's row and k's rows they are computed from
-  const operands = s.scores && c.has(s.scores) ? r.read.map((_, jj) => ref(s.scores!, [b, h, i, jj]))
-    : r.read.flatMap((_, jj) => scoreParts(c, s, b, h, i, jj).operands);
+  const live = r.read.map((_, jj) => jj).filter((jj) => !r.masked[jj]);
+  const operands = s.scores && c.has(s.scores) ? live.map((jj) => ref(s.scores!, [b, h, i, jj]))
+    : live.flatMap((jj) => scoreParts(c, s, b, h, i, jj).operands);
   if (r.empty) {
     return explained(field, index, value, `\\text{every key of row } ${i} \\text{ masked with } -\\infty \\Rightarrow w = 0`,
       say(lang, `Every key of query ${i} is masked with −∞: its weights are 0 (and its context 0), not NaN.`,
         `查询 ${i} 的每个键都被 −∞ 遮蔽：权重为 0（上下文也为 0），而不是 NaN。`), [], operands);
   }
-  const exps: Term[] = r.exps.map((e, jj) => ({ name: `exp(s_${jj} − max)`, value: e, ref: scoreRef(jj) }));
+  // a masked key reads the fill, not its score: no cell of its own
+  const exps: Term[] = r.exps.map((e, jj) => ({ name: `exp(s_${jj} − max)`, value: e, ...(r.masked[jj] ? {} : { ref: scoreRef(jj) }) }));
   const terms: Term[] = [{ name: 'max_j s', value: r.max, ref: scoreRef(r.arg) }, ...capped(exps, j), { name: 'Σ_j exp(s_j − max)', value: r.total }];
   const power = (x: number) => `e^{${num(x)} - ${factor(r.max)}}`;
   const formula = `w_{${i}${j}} = \\frac{e^{s_{${i}${j}} - \\max}}{\\sum_{j'} e^{s_{${i}j'} - \\max}} = \\frac{${power(r.read[j])}}{${sum(r.read.map(power))}}` +
@@ -242,11 +250,13 @@ export function explainContext(c: Cells, s: SoftmaxSpec, field: string, index: n
   const keys = c.shape(s.weights)[3] ?? c.shape(s.v)[1];
   const fromTrace = c.has(s.weights);
   const row = fromTrace ? null : softmaxRow(c, s, b, h, i, lang, keys);
+  // weights the trace does not hold are computed here from q and k (their cells are the operands)
   const p = dotSum(keys, (j) => `w[${i},${j}]·v[${s.keyOf ? s.keyOf(j) : j},${d}]`, (j) => {
     const rw = ref(s.weights, [b, h, i, j]), rv = ref(s.v, [b, s.keyOf ? s.keyOf(j) : j, h, d]);
     const w = row ? (row.empty ? 0 : row.exps[j] / row.total) : c.num(s.weights, rw.index);
-    return [w, c.num(s.v, rv.index), rw, rv];
+    return [w, c.num(s.v, rv.index), row ? null : rw, rv];
   });
+  if (row) for (let j = 0; j < keys; j++) if (!row.masked[j]) p.operands.push(...scoreParts(c, s, b, h, i, j).operands);
   const formula = `c_{${i}${d}} = \\sum_j w_{${i}j} v_{j${d}} = ${p.tex} = ${num(value)}${exactTex(value)}`;
   const text = say(lang,
     `context = Σ_j weight[${i}, j]·v[j, ${d}] = ${p.text} = ${plain(value)}${exactText(value)}`,
