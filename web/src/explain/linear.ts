@@ -46,7 +46,7 @@ export function kernelWeight(trace: Trace, scenario: Scenario, index: number[], 
         `查询 ${i} 对键 ${j} 的权重是 φ(q_${i})·φ(k_${j}) = ${plain(sim)}：q_${i} 沿 E 的 softmax 点乘 K 沿键的 softmax，不再除以行和。`),
       terms, ops);
   }
-  const rowTerms = [...sims.map((x, jj) => term(`φ(q_${i})·φ(k_${jj})`, x)), term(`Σ_j' φ(q_${i})·φ(k_j')`, den)];
+  const rowTerms = [...sims.map((x, jj) => term(`sim(q_${i}, k_${jj})`, x)), term(`Σ_j' sim(q_${i}, k_j')`, den)];
   terms.push(...rowTerms);
   if (!(den > 0)) {
     return explained('weights', index, value,

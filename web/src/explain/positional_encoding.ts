@@ -19,6 +19,6 @@ const explain: Explainer = (trace, scenario, field, index, lang) => {
     `P_{${i},${c}} = \\${fn}\\Big(\\frac{i}{${num(base)}^{2j/d}}\\Big) = \\${fn}\\Big(\\frac{${i}}{${num(base)}^{${2 * j}/${d}}}\\Big) = \\${fn}\\Big(\\frac{${i}}{${num(base)}^{${num(exponent)}}}\\Big) = \\${fn}\\Big(\\frac{${i}}{${num(denominator)}}\\Big) = \\${fn}(${num(arg)}) = ${num(value)}`,
     say(lang, `Column ${c} is the ${fn === 'sin' ? 'sine' : 'cosine'} of frequency pair j = ${j}: position ${i} divided by ${plain(base)}^(${2 * j}/${d}) = ${plain(denominator)} gives the argument ${plain(arg)}, and ${fn}(${plain(arg)}) = ${plain(value)}.`,
       `第 ${c} 列是第 j = ${j} 对频率的${fn === 'sin' ? '正弦' : '余弦'}：位置 ${i} 除以 ${plain(base)}^(${2 * j}/${d}) = ${plain(denominator)} 得到自变量 ${plain(arg)}，${fn}(${plain(arg)}) = ${plain(value)}。`),
-    [term('i', i), term('2j/d', exponent), term(`${plain(base)}^(2j/d)`, denominator), term('argument i / base^(2j/d)', arg)], []);
+    [term('i', i), term('2j/d', exponent), term('base^(2j/d)', denominator), term('argument i / base^(2j/d)', arg)], []);
 };
 export default explain;
