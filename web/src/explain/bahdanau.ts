@@ -135,8 +135,8 @@ function output(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
   const wd = p.dense.slice(v * h, (v + 1) * h);
   return explained('output', index, value,
     `\\mathrm{logit}_{${t},${v}} = W_{\\mathrm{dense}}[${v}] \\cdot o_{${t}} + b_{${v}} = ${sum(wd.map((x, c) => `${factor(x)} \\cdot ${factor(o[c])}`))} + ${factor(p.bias[v])} = ${num(value)}, \\quad p = \\mathrm{softmax}(\\mathrm{logit}_{${t}})_{${v}} = ${num(prob)}`,
-    say(lang, `Logit of token ${v} at decoder step ${t}: the dense layer's row ${v} times the step's GRU output (${ref.field === 'dec_queries' ? `the state step ${t + 1} attends with` : 'the final state'}) plus its bias ${plain(p.bias[v])} = ${plain(value)}`,
-      `解码第 ${t} 步词 ${v} 的 logit：全连接层第 ${v} 行乘以这一步的 GRU 输出（${ref.field === 'dec_queries' ? `第 ${t + 1} 步注意时所用的状态` : '最终状态'}）再加偏置 ${plain(p.bias[v])} = ${plain(value)}`) + probText + '.',
+    say(lang, `Logit of token ${v} at decoder step ${t}: the dense layer's row ${v} times the step's GRU output (${ref.field === 'dec_queries' ? `the state step ${t + 1} attends with` : 'the final state'}) plus its bias ${plain(p.bias[v])}: ${plain(value)}`,
+      `解码第 ${t} 步词 ${v} 的 logit：全连接层第 ${v} 行乘以这一步的 GRU 输出（${ref.field === 'dec_queries' ? `第 ${t + 1} 步注意时所用的状态` : '最终状态'}）再加偏置 ${plain(p.bias[v])}：${plain(value)}`) + probText + '.',
     [...wd.map((x, c) => term(`dense.weight[${v},${c}]`, x)), ...o.map((x, c) => term(`o_${t}[${c}]`, x, ref.field, [...ref.at, c])), term('dense.bias', p.bias[v]), term('p', prob)],
     ops);
 }

@@ -109,7 +109,7 @@ function weight(trace: Trace, s: Lsh, index: number[], lang: Lang): Explanation 
     return { r, rw, lse, p: Math.exp(sc.score - lse) };
   });
   ops.push(...row(s.q, [b, i, hh]).map((_, e) => ({ field: 'q', index: [b, i, hh, e] })), ...row(s.q, [b, j, hh]).map((_, e) => ({ field: 'q', index: [b, j, hh, e] })));
-  const sTex = s.duplicates ? num(sc.score) : `${num(sc.raw)} - \\log ${sc.shared}`;
+  const sTex = s.duplicates ? num(sc.score) : `${num(sc.raw)} - \\log ${sc.shared} = ${num(sc.score)}`;
   return explained('weights', index, value,
     `w_{${i}${j}} = \\sum_{r:\\ \\text{same bucket}} \\rho_r\\, e^{s_{${i}${j}} - \\mathrm{lse}_r(${i})}, \\quad s_{${i}${j}} = ${sTex}, \\quad w_{${i}${j}} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot e^{${num(sc.score)} - ${factor(x.lse)}}`))} = ${sum(parts.map((x) => `${num(x.rw)} \\cdot ${num(x.p)}`))} = ${num(value)}`,
     say(lang, `Query ${i} and key ${j} share a bucket in ${shared.length} of ${s.rounds} rounds; in each, key ${j} gets exp(s − lse) of the round, weighted by the round's weight: ${parts.map((x) => `${plain(x.rw)} × ${plain(x.p)}`).join(' + ')} = ${plain(value)}.`,
