@@ -15,7 +15,7 @@ import { launch, openUrl } from './harness.mjs';
 /** Maps that are no trace's cells: the chapter's 1/√d argument (its own random draws, not the scenario). */
 const NOT_TRACE = new Set(['scale-scaled.weights', 'scale-unscaled.weights']);
 /** Cells checked per map (all of a map this small; else spread over it, first and last included). */
-const PER_MAP = 40;
+const PER_MAP = 24;
 
 let page, base, problems, browser;
 before(async () => { ({ page, base, problems, close: browser } = await launch()); });
@@ -107,6 +107,12 @@ const explainAll = (cells) => page.evaluate(async (cells) => {
   return { out, algorithm: trace.algorithm, featureMap: scenario.feature_map ?? 'elu1' };
 }, cells);
 
+/** [field, shape] of the trace's tensors (booleans and numbers; not the inputs it echoes). */
+const traceShapes = () => page.evaluate(() => {
+  const t = document.querySelector('attention-playground').trace;
+  return Object.entries(t.shapes).filter(([f, shape]) => t[f] !== undefined && shape.length > 0 && shape.every((n) => n > 0));
+});
+
 const key = (r) => `${r.field}[${r.index.join(',')}]`;
 const close = (a, b, tol = 1e-12) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 
@@ -120,6 +126,11 @@ function check(preset, r) {
   if (r.traceValue !== undefined) assert.equal(ex.value, r.traceValue, `${where}: value vs trace`);
   assert.equal(typeof ex.formula, 'string', where);
   assert.ok(ex.formula.length > 0 && ex.text.length > 0, `${where}: formula and text`);
+  // LaTeX that KaTeX parses: balanced braces, no bare "_" in \text{}
+  let depth = 0;
+  for (const ch of ex.formula.replace(/\\[{}]/g, '')) { depth += ch === '{' ? 1 : ch === '}' ? -1 : 0; assert.ok(depth >= 0, `${where}: braces: ${ex.formula}`); }
+  assert.equal(depth, 0, `${where}: braces: ${ex.formula}`);
+  for (const m of ex.formula.matchAll(/\\text\{([^}]*)\}/g)) assert.ok(!/(^|[^\\])_/.test(m[1]), `${where}: a bare _ in \\text{${m[1]}}`);
   // every operand and every term's cell is a cell of the trace, the scenario, or a map explained
   for (const [k, v] of Object.entries(r.values)) {
     assert.ok(v.value !== undefined && v.value !== null && (typeof v.value === 'number' || typeof v.value === 'boolean'),
@@ -163,6 +174,18 @@ function check(preset, r) {
   } else if (products.length && products.length === ex.terms.length && !capped) {
     assert.ok(close(products.reduce((a, t) => a + t.value, 0), ex.value), `${where}: Σ products = ${ex.value}`);
   }
+  // the other algorithms' own arithmetic, from the terms
+  const v = (name) => byName(name)?.value;
+  if (v('L_K') !== undefined && v('max') !== undefined && v('sum') !== undefined) {
+    assert.ok(close(v('max') - v('sum') / v('L_K'), ex.value), `${where}: M = max − sum / L_K`);
+  }
+  const old = byName('ℓ_{t−1}') ?? byName('O_{t−1}');
+  if (v('a_t') !== undefined && old && !capped) {
+    const rest = ex.terms.filter((t) => t !== old && t.name !== 'a_t').reduce((a, t) => a + t.value, 0);
+    assert.ok(close(v('a_t') * old.value + rest, ex.value, 1e-11), `${where}: a_t · old + Σ_block = ${v('a_t') * old.value + rest} vs ${ex.value}`);
+  }
+  if (v('weights1') !== undefined && v('λ') !== undefined) assert.ok(close(v('weights1') - v('λ') * v('weights2'), ex.value), `${where}: w1 − λ w2`);
+  if (v('O_t') !== undefined && v('ℓ_t') !== undefined && v('ℓ_t') !== 0) assert.ok(close(v('O_t') / v('ℓ_t'), ex.value), `${where}: O / ℓ`);
 }
 
 // ---- explain-b's algorithms: their own values recomputed from their terms (to 1e-12) ----
@@ -246,18 +269,30 @@ function checkOwn(preset, r, algorithm, featureMap) {
   }
 }
 
-test('every map of every preset explains each of its cells', { timeout: 900000 }, async () => {
+test('every map of every preset explains each of its cells', { timeout: 1200000 }, async () => {
   await openUrl(page, base);
   const all = await page.evaluate(() => document.querySelector('attention-playground').presets.map((p) => p.name));
   // EXPLAIN_PRESETS=a,b: those only (while writing an explainer); the suite runs them all
   const presets = process.env.EXPLAIN_PRESETS ? all.filter((p) => process.env.EXPLAIN_PRESETS.split(',').includes(p)) : all;
   assert.ok(presets.length >= (process.env.EXPLAIN_PRESETS ? 1 : 40), `the presets (${presets.length})`);
-  const counts = { cells: 0, maps: 0 };
+  const counts = { cells: 0, maps: 0, fields: 0 };
   for (const preset of presets) {
     await openUrl(page, `${base}#preset=${preset}`);
     const cells = sample((await shownCells()).filter((c) => !NOT_TRACE.has(c[0])));
     assert.ok(cells.length > 0, `${preset}: no map cells`);
     const { out, algorithm, featureMap } = await explainAll(cells);
+    // and the first and last cell of every trace field the page does not draw as a map (weights1,
+    // sparsity, running_max, ...): explained right where the explainer takes it
+    const drawn = new Set(cells.map((c) => c[0]));
+    const others = (await traceShapes()).filter(([f]) => !drawn.has(f)).flatMap(([f, shape]) =>
+      [[f, shape.map(() => 0).join(','), null], [f, shape.map((n) => n - 1).join(','), null]]);
+    for (const r of (await explainAll(others)).out) {
+      if (r.error && /does not explain|can be explained|has no explainer yet/.test(r.error)) continue;
+      if (r.error) assert.fail(`${preset}: ${r.field}[${r.indexText}]: ${r.error}`);
+      check(preset, r);
+      checkOwn(preset, r, algorithm, featureMap);
+      counts.fields++;
+    }
     const fields = new Set();
     for (const r of out) {
       if (r.error) assert.fail(`${preset}: ${r.field}[${r.indexText}]: ${r.error}`);
@@ -268,7 +303,7 @@ test('every map of every preset explains each of its cells', { timeout: 900000 }
     }
     counts.maps += fields.size;
   }
-  console.log(`explained ${counts.cells} cells of ${counts.maps} maps`);
+  console.log(`explained ${counts.cells} cells of ${counts.maps} maps and ${counts.fields} cells of undrawn trace fields`);
   assert.deepEqual(problems, []);
 });
 
@@ -320,6 +355,18 @@ test('el.explain rejects a cell that is not there, naming the field and index; C
   assert.match(r2.message, /nonsense\[0\]/);
   const r3 = await rejected('weights', ['a']);
   assert.match(r3.message, /weights.*integers/);
+  // a scenario with an error keeps the last good trace: its cells are explained with that trace's inputs
+  const stale = await page.evaluate(async () => {
+    const el = document.querySelector('attention-playground');
+    const errors = new Promise((resolve) => el.addEventListener('scenario-error', (e) => resolve(e.detail), { once: true }));
+    el.setScenario({ ...el.scenario, q: [[[[5]]]], mask: { kind: 'no-such-kind' } });
+    const error = await errors;
+    await el.settled;
+    return { error: JSON.stringify(error), ex: await el.explain('scores', [0, 0, 0, 1]) };
+  });
+  assert.match(stale.error, /mask/);
+  assert.equal(stale.ex.value, 1);
+  assert.ok(stale.ex.formula.includes('\\left(1 \\cdot 1\\right)'), stale.ex.formula);
   await openUrl(page, `${base}#preset=softmax-toy&lang=zh`);
   const zh = await page.evaluate(() => { const el = document.querySelector('attention-playground'); el.setAttribute('lang', 'zh'); return el.explain('weights', [0, 0, 0, 1]); });
   assert.match(zh.text, /权重 = exp\(s − max\).*行和 1\.503/);

@@ -132,7 +132,7 @@ export class AttentionPlayground extends HTMLElement {
     await this.ready;
     const s = this.#session!;
     const exact = s.exact?.ok ? s.exact.trace : null;
-    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.scenario, exact, b: s.b, h: s.h, flashStep: s.flashStep },
+    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.traceScenario, exact, b: s.b, h: s.h, flashStep: s.flashStep },
       field, index, this.#lang);
   }
 

@@ -1,7 +1,7 @@
 // bahdanau: d2l's seq2seq with Bahdanau attention (issue 9): token ids, sizes and train: {...}, no
 // q/k/v. The chapter's training view shows above its trace (and before there is one).
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'train.task', kind: 'enum', panel: 'options', label: { en: 'training task', zh: '训练任务' },
@@ -28,5 +28,4 @@ export default {
   props,
   chapter: { views: (c, lang) => [c.bahdanau(lang)], first: true },
   pytorch: snippet('bahdanauSnippet'),
-  explain: explainer(() => import('../explain/bahdanau')),
 } satisfies PageAlgorithm;

@@ -1,7 +1,7 @@
 // diff: differential attention (Differential Transformer): two softmax maps of the halves of q and
 // k, the second subtracted with weight lambda; weights may be negative (the heatmap's diverging scale).
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'lambda', kind: 'number', panel: 'options', label: { en: 'λ (weight of the second map)', zh: 'λ（第二个注意力图的权重）' },
@@ -21,5 +21,4 @@ export default {
   maps: { weights: { en: 'weights = weights1 − λ weights2 (may be negative): L_Q × L_K', zh: '权重 = weights1 − λ weights2（可为负）：L_Q × L_K' },
     weightsCaption: { en: 'each row sums to 1 − λ (0 with no allowed key)', zh: '每行之和为 1 − λ（没有可关注的键时为 0）' } },
   pytorch: snippet('diffSnippet'),
-  explain: explainer(() => import('../explain/diff')),
 } satisfies PageAlgorithm;

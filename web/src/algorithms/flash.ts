@@ -3,7 +3,7 @@
 import { flashBlock } from '../engine/compute';
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { explainer, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'block_q', kind: 'int', panel: 'options', label: { en: 'query block size block_q', zh: '查询块大小 block_q' }, min: 1,
@@ -25,5 +25,4 @@ export default {
       onStep: (step) => { session.flashStep = step; host.redraw(); host.refocus('flash.step'); } });
   }),
   pytorch: snippet('flashSnippet'),
-  explain: explainer(() => import('../explain/flash')),
 } satisfies PageAlgorithm;

@@ -2,7 +2,7 @@
 // atrous or strided mask (views/sparse.ts) and d2l's 1/√d argument (the chapter's scale view).
 import { h } from '../dom';
 import { t } from '../i18n';
-import { explainer, view, snippet, type PageAlgorithm } from './module';
+import { view, snippet, type PageAlgorithm } from './module';
 
 export default {
   name: 'full',
@@ -14,5 +14,4 @@ export default {
   measured: [{ name: 'full', fields: () => ({ algorithm: 'full' }) },
     { name: 'local', fields: (p) => ({ algorithm: 'full', mask: { kind: 'local', window: Math.floor(p.k / 2) } }) }],
   pytorch: snippet('fullSnippet'),
-  explain: explainer(() => import('../explain/full')),
 } satisfies PageAlgorithm;

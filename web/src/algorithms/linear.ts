@@ -2,7 +2,7 @@
 // softmax's. Its view draws the implied weights beside exact attention's.
 import type { Prop } from '../state/props';
 import type { Text } from '../i18n';
-import { explainer, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 
 /** The title of a kernel attention's weights (performer's too). */
 export const IMPLIED: Text = { en: 'implied weights = sim(q_i, k_j) / Σ_j sim(q_i, k_j)', zh: '隐含权重 = sim(q_i, k_j) / Σ_j sim(q_i, k_j)' };
@@ -33,5 +33,4 @@ export default {
   }),
   measured: [{ name: 'linear', fields: () => ({ algorithm: 'linear' }) }],
   pytorch: snippet('linearSnippet'),
-  explain: explainer(() => import('../explain/linear')),
 } satisfies PageAlgorithm;

@@ -1,6 +1,6 @@
 // linformer: keys and values projected along the sequence (E_proj, F_proj), then softmax attention.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 import { dims } from '../state/scenario';
 
 /** The view of an algorithm that shortens the keys (views/reduced.ts: linformer's, lsh's, pooling's). */
@@ -28,5 +28,4 @@ export default {
   view: reducedView('linformerView'),
   measured: [{ name: 'linformer', fields: (p) => ({ algorithm: 'linformer', proj_len: Math.max(1, Math.min(p.n, 64)) }) }],
   pytorch: snippet('linformerSnippet'),
-  explain: explainer(() => import('../explain/linformer')),
 } satisfies PageAlgorithm;

@@ -1,6 +1,6 @@
 // lsh: Reformer's LSH attention (shared QK: the keys are the queries), its buckets and rounds.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 import { reducedView } from './linformer';
 
 const props: Prop[] = [
@@ -21,5 +21,4 @@ export default {
   view: reducedView('lshView'),
   measured: [{ name: 'lsh', fields: () => ({ algorithm: 'lsh', n_buckets: 8, k: undefined }) }], // shared QK: no k
   pytorch: snippet('lshSnippet'),
-  explain: explainer(() => import('../explain/lsh')),
 } satisfies PageAlgorithm;

@@ -105,14 +105,12 @@ export interface PageAlgorithm {
   measured?: readonly MeasuredRun[];
   /** Runs after each draw of the results, whatever the algorithm (a timer of its own to start or stop). */
   afterRender?: (host: ViewHost) => void;
-  /** el.explain: its explainer of a cell (web/src/explain/<name>.ts, a chunk of its own). */
+  /** el.explain: its explainer of a cell, where explain/dispatch.ts's table has none (that table
+   * costs the first load nothing: a loader here is first-load code). */
   explain?: () => Promise<Explainer>;
   /** Copy as PyTorch: its snippet builder (pytorch.ts, a chunk of its own). */
   pytorch: () => Promise<SnippetBuilder>;
 }
-
-/** The loader of an explainer module's default export (web/src/explain/<name>.ts). */
-export const explainer = (load: () => Promise<{ default: Explainer }>) => (): Promise<Explainer> => load().then((m) => m.default);
 
 /** Whether the scenario's algorithm is one of `names` (for an algorithm's own property rows). */
 export const isAlg = (...names: string[]) => (s: Scenario) => names.includes(String(s.algorithm ?? ''));

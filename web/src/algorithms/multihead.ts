@@ -1,10 +1,9 @@
 // multihead: d2l's multi-head attention (or TSLib's AttentionLayer around ProbAttention): its own
 // queries, keys and values; the masks, scale and prob fields are those of its inner attention.
-import { explainer, snippet, type PageAlgorithm } from './module';
+import { snippet, type PageAlgorithm } from './module';
 
 export default {
   name: 'multihead',
   traits: {},
   pytorch: snippet('multiheadSnippet'),
-  explain: explainer(() => import('../explain/multihead')),
 } satisfies PageAlgorithm;

@@ -1,7 +1,7 @@
 // nadaraya_watson: d2l's Nadaraya-Watson kernel regression (attention pooling), its kernels and
 // its training of w; its view draws the regression over the data set.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'kernel', kind: 'enum', panel: 'options', label: { en: 'kernel K(u)', zh: '核函数 K(u)' },
@@ -29,5 +29,4 @@ export default {
   view: view(() => import('../views/nadaraya'), (m, host, trace) =>
     m && m.nadarayaView({ trace, scenario: host.session.scenario, lang: host.lang }), { part: 'nadaraya' }),
   pytorch: snippet('nadarayaSnippet'),
-  explain: explainer(() => import('../explain/nadaraya_watson')),
 } satisfies PageAlgorithm;

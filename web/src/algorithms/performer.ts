@@ -3,7 +3,7 @@
 // (its wiring, views/performer.ts's Sweep, comes with the view's chunk).
 import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
-import { explainer, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { isAlg, view, snippet, type PageAlgorithm } from './module';
 import { IMPLIED } from './linear';
 
 const props: Prop[] = [
@@ -40,5 +40,4 @@ export default {
   afterRender: (host) => { if (host.session.sweepDue) host.need(load)?.sweepOf(host).maybe(); },
   measured: [{ name: 'performer', fields: (p) => ({ algorithm: 'performer', num_features: p.d }) }],
   pytorch: snippet('performerSnippet'),
-  explain: explainer(() => import('../explain/performer')),
 } satisfies PageAlgorithm;

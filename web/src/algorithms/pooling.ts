@@ -1,6 +1,6 @@
 // pooling: keys and values pooled along the sequence (avg or max), then softmax attention.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 import { reducedView } from './linformer';
 import { dims } from '../state/scenario';
 
@@ -28,5 +28,4 @@ export default {
   view: reducedView('poolingView'),
   measured: [{ name: 'pooling', fields: (p) => ({ algorithm: 'pooling', kernel: Math.max(1, Math.min(p.k, p.n)) }) }],
   pytorch: snippet('poolingSnippet'),
-  explain: explainer(() => import('../explain/pooling')),
 } satisfies PageAlgorithm;

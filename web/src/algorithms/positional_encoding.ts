@@ -1,7 +1,7 @@
 // positional_encoding: d2l's sinusoidal positional encoding (issue 9); the chapter's positional
 // and complexity views.
 import type { Prop } from '../state/props';
-import { explainer, isAlg, snippet, type PageAlgorithm } from './module';
+import { isAlg, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'num_steps', kind: 'int', panel: 'options', label: { en: 'positions num_steps', zh: '位置数 num_steps' }, min: 1, max: 1000,
@@ -19,5 +19,4 @@ export default {
   props,
   chapter: { views: (c, lang) => c.positional(lang) },
   pytorch: snippet('positionalSnippet'),
-  explain: explainer(() => import('../explain/positional_encoding')),
 } satisfies PageAlgorithm;

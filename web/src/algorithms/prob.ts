@@ -1,7 +1,7 @@
 // prob: Informer's ProbAttention (the seed), its pitfall switches and sample index. Its steps and
 // pitfalls are drawn in the ProbAttention panel, beside full attention and the reference run.
 import type { Prop } from '../state/props';
-import { explainer, isProb, maskKind, panelView, snippet, type PageAlgorithm } from './module';
+import { isProb, maskKind, panelView, snippet, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'factor', kind: 'int', panel: 'prob', label: { en: 'factor c', zh: '因子 c' }, min: 1, max: 10,
@@ -50,5 +50,4 @@ export default {
   panelView: panelView(() => import('../views/prob-panel'), (m, host, trace) => (m ? m.probPanel(host, trace, (key) => props.find((p) => p.key === key)!.default) : [])),
   measured: [{ name: 'prob', fields: () => ({ algorithm: 'prob' }) }],
   pytorch: snippet('probSnippet'),
-  explain: explainer(() => import('../explain/prob')),
 } satisfies PageAlgorithm;

@@ -27,6 +27,32 @@ export interface Shown {
 
 const exactContext = softmaxExplainer(exactSpec);
 
+/** Each algorithm's explainer, a chunk of its own (this table is in the lazy dispatch chunk, so the
+ * first load carries none of it; a page module's own `explain` loader wins). */
+const EXPLAINERS: Record<string, () => Promise<{ default: Explainer }>> = {
+  full: () => import('./full'),
+  flash: () => import('./flash'),
+  prob: () => import('./prob'),
+  multihead: () => import('./multihead'),
+  pooling: () => import('./pooling'),
+  diff: () => import('./diff'),
+  additive: () => import('./additive'),
+  linear: () => import('./linear'),
+  performer: () => import('./performer'),
+  linformer: () => import('./linformer'),
+  lsh: () => import('./lsh'),
+  nadaraya_watson: () => import('./nadaraya_watson'),
+  positional_encoding: () => import('./positional_encoding'),
+  bahdanau: () => import('./bahdanau'),
+};
+
+function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
+  const own = algorithm(name)?.explain;
+  if (own) return own;
+  const load = EXPLAINERS[name];
+  return load && (() => load().then((m) => m.default));
+}
+
 /** A page map's field as the trace field it shows (same index). */
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
@@ -57,22 +83,27 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
     // full attention on the same inputs beside the trace (the trace's exact fields, else the exact run's)
     const flash = field === 'flash.full';
     scenario = flash ? flashFull(s.scenario) : exactScenario(s.scenario, traits(s.scenario).scale === true);
+    if (s.scenario.k === undefined && trace.k === undefined) {  // shared QK (lsh): the keys are the queries' cells
+      scenario = { ...scenario };
+      delete scenario.k;
+    }
     name = field === 'exact.weights' ? 'exact_weights' : 'exact_context';
     const given = flash ? s.exact?.context ?? trace.context : trace[name] ?? s.exact?.[name === 'exact_weights' ? 'weights' : 'context'];
     if (given === undefined) fail(field, index, 'the exact run is not there (too large, or not made)');
     on = { ...trace, [name]: given };
     explainer = exactContext;
   } else {
-    const load = algorithm(trace.algorithm)?.explain;
+    const load = explainerOf(trace.algorithm);
     if (!load) fail(field, index, `${trace.algorithm} has no explainer yet`);
     explainer = await load();
     if (trace.algorithm === 'flash') index = flashIndex(field, index, s, trace);
   }
   const out = explainer(on, scenario, name, index, lang);
   if (!out) {
-    const shape = new Cells(on, scenario).shape(name);
-    fail(field, index, on[name] === undefined && shape.length === 0
-      ? `the ${on.algorithm} trace has no field "${name}" that can be explained`
+    const cells = new Cells(on, scenario);
+    const shape = cells.shape(name);
+    if (cells.value(name, index) !== undefined) fail(field, index, `${on.algorithm}'s explainer does not explain ${name} (an input, or no map of its own)`);
+    fail(field, index, shape.length === 0 ? `the ${on.algorithm} trace has no field "${name}" that can be explained`
       : `no such cell (shape [${shape.join(', ')}])`);
   }
   // the exact weights the page draws as "exact.weights" where the trace has none of its own

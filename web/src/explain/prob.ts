@@ -132,11 +132,13 @@ function explainTop(c: Cells, field: string, index: number[], lang: Lang): Expla
   const refs = Array.from({ length: L_Q }, (_, i) => ref('sparsity', [b, h, i]));
   const Ms = refs.map((r) => c.num('sparsity', r.index));
   const order = Ms.map((x, i) => [x, i]).sort((a, z) => z[0] - a[0] || a[1] - z[1]).map((p) => p[1]);
-  const terms = capped(Ms.map((x, i) => ({ name: `M_${i}`, value: x, ref: refs[i] })));
+  // the terms in the formula's order: by M, largest first
+  const terms = capped(order.map((i) => ({ name: `M_${i}`, value: Ms[i], ref: refs[i] })));
   if (given) {
-    return explained(field, index, value, `\\text{top\\_index}[${t}] = ${value} \\;\\text{(given)}`,
+    return explained(field, index, value, `\\text{top\\_index}[${t}] = ${value} \\;\\text{(given; } M_{${value}} = ${num(Ms[value])})`,
       say(lang, `top_index[${t}] = ${value}: given by the scenario, not ranked by M (M of query ${value} is ${plain(Ms[value])})`,
-        `top_index[${t}] = ${value}：由场景给出，而非按 M 排序（查询 ${value} 的 M 为 ${plain(Ms[value])}）`), terms, refs);
+        `top_index[${t}] = ${value}：由场景给出，而非按 M 排序（查询 ${value} 的 M 为 ${plain(Ms[value])}）`),
+      [{ name: `M_${value}`, value: Ms[value], ref: refs[value] }], [refs[value]]);
   }
   const ranked = order.map((i) => `M_{${i}} = ${num(Ms[i])}`);
   return explained(field, index, value, `\\text{top\\_index}[${t}] = ${value}: \\; ${sum(ranked, ' \\ge ')}`,

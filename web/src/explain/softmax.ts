@@ -187,7 +187,7 @@ export function explainAllowed(c: Cells, s: SoftmaxSpec, field: string, index: n
   const a = allows(c, s.mask, b, i, j, lang);
   const verdict = value ? '\\checkmark' : '\\times';
   const kind = s.mask.kind + (s.mask.causal && s.mask.kind !== 'causal' ? ' + causal' : '');
-  return explained(field, index, value, `\\text{${kind}}:\\; ${a.tex} \\;\\Rightarrow\\; ${verdict}`,
+  return explained(field, index, value, `\\text{${kind.replace(/_/g, '\\_')}}:\\; ${a.tex} \\;\\Rightarrow\\; ${verdict}`,
     say(lang, `${kind} mask: ${a.text}, so key ${j} is ${value ? 'allowed' : `masked (its score becomes ${plain(s.mask.fill)})`} for query ${i}.`,
       `${kind} 掩码：${a.text}，所以键 ${j} 对查询 ${i} ${value ? '允许' : `被遮蔽（分数变为 ${plain(s.mask.fill)}）`}。`),
     a.terms, a.operands);

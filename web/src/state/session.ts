@@ -42,6 +42,8 @@ export class Session {
   modified = false;
   /** The latest good trace: it stays while the scenario has an error. */
   trace: Trace | null = null;
+  /** The scenario of `trace` (el.explain reads its inputs: an edit replaces the scenario, never changes it). */
+  traceScenario: Scenario = {};
   /** The core's error about the current scenario. */
   error: FieldError | null = null;
   /** What the page could not read, by control key ("k[0][2][0][0]"): never sent to the core. */
@@ -376,6 +378,7 @@ export class Session {
     if (out.ok) {
       this.error = null;
       this.trace = out.trace;
+      this.traceScenario = this.scenario;
       const beside = this.#beside(this.scenario, out.trace, run);
       this.full = beside.full;
       this.reference = beside.reference;
