@@ -9,7 +9,7 @@ import { nested, type Scenario, type Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import { seededSeq2seq, seq2seqState } from '../seq2seq-weights';
 import type { CellRef, Explainer, Explanation, Term } from './explanation';
-import { explained, factor, num, plain, say, sum } from './common';
+import { dotSum, explained, factor, num, plain, ref, say, sum } from './common';
 import { cell, inField, input, row, softmaxStep, term } from './parts';
 
 
@@ -141,10 +141,23 @@ function output(trace: Trace, scenario: Scenario, index: number[], lang: Lang): 
     ops);
 }
 
+/** dec_context[b, t, c] = Σ_j weights[b, t, j] enc_outputs[b, j, c] (the keys are the values). */
+function context(trace: Trace, index: number[], lang: Lang): Explanation {
+  const [b, t, c] = index;
+  const value = cell(trace.dec_context, index);
+  const p = dotSum(trace.shapes.weights[2], (j) => `w[${t},${j}]·enc_outputs[${j},${c}]`,
+    (j) => [cell(trace.weights, [b, t, j]), cell(trace.enc_outputs, [b, j, c]), ref('weights', [b, t, j]), ref('enc_outputs', [b, j, c])]);
+  return explained('dec_context', index, value, `c_{${t},${c}} = \\sum_j w_{${t}j}\\, h^{\\mathrm{enc}}_{j,${c}} = ${p.tex} = ${num(value)}`,
+    say(lang, `Decoder step ${t}'s context, entry ${c}: the encoder outputs weighted by the step's attention, ${p.text} = ${plain(value)}.`,
+      `解码第 ${t} 步的上下文第 ${c} 个分量：以这一步的注意力加权编码器输出，${p.text} = ${plain(value)}。`),
+    p.terms, p.operands);
+}
+
 const explain: Explainer = (trace, scenario, field, index, lang) => {
   if (!inField(trace, field, index)) return null;
   if (field === 'weights' || field === 'heldout_weights') return weight(trace, scenario, field, index, lang);
   if (field === 'output') return output(trace, scenario, index, lang);
+  if (field === 'dec_context') return context(trace, index, lang);
   return null;
 };
 export default explain;
