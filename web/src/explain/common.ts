@@ -135,9 +135,8 @@ export function capped<T>(list: readonly T[], keep = -1): T[] {
 }
 
 export const ref = (field: string, index: readonly number[]): CellRef => ({ field, index: index.slice() });
-export const refKey = (r: CellRef) => `${r.field}[${r.index.join(',')}]`;
 /** "q[0,1,0,2]". */
-export const cellName = refKey;
+const refKey = (r: CellRef) => `${r.field}[${r.index.join(',')}]`;
 
 /** The operands, each once, in order. */
 export function unique(refs: readonly CellRef[]): CellRef[] {
