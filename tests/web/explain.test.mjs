@@ -3,17 +3,15 @@
 // cells of each canvas map) `el.explain(field, index)` gives the cell's value (the trace's,
 // exactly), a formula showing its terms' numbers, terms and operands that are cells of the trace
 // or of the scenario's inputs; the softmax family's values are recomputed from their terms (Σ
-// products × scale; exp / row sum; Σ w·v) to 1e-12. Table-driven: a map the page draws that no
-// explainer explains fails, but for the algorithms in PENDING (explain-b's, until their
-// explainers exist: then the test says to take them out of the list).
+// products × scale; exp / row sum; Σ w·v) to 1e-12, and so are the kernel and approximate
+// algorithms' own (checkOwn: φ(q)·φ(k) / Σ, Performer's exp(ω·x̃ − ‖x̃‖²/2) / √m, LSH's argmax and
+// Σ_r ρ_r p_r, NW's u and kernel, PE's sin/cos of its argument, Bahdanau's w_v·tanh(·) and logits).
+// A map the page draws that no explainer explains fails.
 // Headless Chromium against dist/ served by scripts/serve.mjs (its CSP).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openUrl } from './harness.mjs';
 
-/** Algorithms whose explainers are not written yet (explain-b's part): their own maps may answer
- * "has no explainer yet"; an algorithm listed here that has an explainer fails the test. */
-const PENDING = new Set(['linear', 'performer', 'linformer', 'lsh', 'nadaraya_watson', 'positional_encoding', 'bahdanau']);
 /** Maps that are no trace's cells: the chapter's 1/√d argument (its own random draws, not the scenario). */
 const NOT_TRACE = new Set(['scale-scaled.weights', 'scale-unscaled.weights']);
 /** Cells checked per map (all of a map this small; else spread over it, first and last included). */
@@ -106,7 +104,7 @@ const explainAll = (cells) => page.evaluate(async (cells) => {
     }
     out.push({ field, indexText, shown, ex, error, values, traceValue: trace[field] !== undefined ? at(trace[field], index) : undefined });
   }
-  return { out, algorithm: trace.algorithm };
+  return { out, algorithm: trace.algorithm, featureMap: scenario.feature_map ?? 'elu1' };
 }, cells);
 
 /** [field, shape] of the trace's tensors (booleans and numbers; not the inputs it echoes). */
@@ -160,7 +158,9 @@ function check(preset, r) {
   const byName = (name) => ex.terms.find((t) => t.name === name);
   const rowSum = byName('Σ_j exp(s_j − max)');
   if (rowSum) {
-    const j = Number(r.indexText.split(',').at(-1));
+    // the softmax's axis: the last index, but for LSH's rounds (index [r, b, h, i]) and softmax_qk's
+    // φ(k) (a softmax over the keys j of index [b, j, h, f])
+    const j = Number(r.indexText.split(',').at({ round_weights: 0, features_k: 1 }[r.field] ?? -1));
     const mine = ex.terms.find((t) => t.name === `exp(s_${j} − max)`);
     assert.ok(mine, `${where}: the cell's own exp term`);
     assert.ok(close(mine.value / rowSum.value, ex.value), `${where}: exp / row sum = ${mine.value / rowSum.value} vs ${ex.value}`);
@@ -188,19 +188,99 @@ function check(preset, r) {
   if (v('O_t') !== undefined && v('ℓ_t') !== undefined && v('ℓ_t') !== 0) assert.ok(close(v('O_t') / v('ℓ_t'), ex.value), `${where}: O / ℓ`);
 }
 
+// ---- explain-b's algorithms: their own values recomputed from their terms (to 1e-12) ----
+
+/** The terms whose names start with `prefix`, in order. */
+const named = (ex, prefix) => ex.terms.filter((t) => t.name.startsWith(prefix));
+const sumOf = (list) => list.reduce((a, t) => a + t.value, 0);
+
+function checkOwn(preset, r, algorithm, featureMap) {
+  const where = `${preset}: ${r.field}[${r.indexText}]`;
+  const { ex } = r;
+  const index = r.indexText.split(',').map(Number);
+  const one = (prefix) => {
+    const list = named(ex, prefix);
+    assert.equal(list.length, 1, `${where}: one term "${prefix}…" (${ex.terms.map((t) => t.name).join(' | ')})`);
+    return list[0].value;
+  };
+  const eq = (a, b, what) => assert.ok(close(a, b), `${where}: ${what}: ${a} vs ${b}`);
+  const kernel = algorithm === 'linear' || algorithm === 'performer';
+  if (kernel && r.field === 'weights' && ex.terms.length) {
+    // φ(q_i)·φ(k_j) = Σ_f of its products; over Σ_j' φ(q_i)·φ(k_j') (softmax_qk: no row sum)
+    const [, , i, j] = index;
+    const products = ex.terms.filter((t) => t.refs?.length === 2);
+    const den = named(ex, 'Σ_j\' sim');
+    if (products.length) eq(sumOf(products), one(`φ(q_${i})·φ(k_${j})`), 'φ(q)·φ(k) = Σ_f φ(q)_f φ(k)_f');
+    if (den.length) {
+      eq(sumOf(named(ex, `sim(q_${i}, k_`)), den[0].value, 'the row sum is Σ_j\' sim(q, k_j\')');
+      if (den[0].value > 0) eq(one(`φ(q_${i})·φ(k_${j})`) / den[0].value, ex.value, 'φ(q)·φ(k) / Σ');
+      else assert.equal(ex.value, 0, `${where}: a zero row sum gives 0`);
+    } else if (products.length) {
+      eq(one(`φ(q_${i})·φ(k_${j})`), ex.value, 'softmax_qk: φ(q)·φ(k)');
+    }
+  }
+  if (algorithm === 'linear' && /^features_/.test(r.field) && (featureMap === 'elu1' || featureMap === 'relu')) {
+    const x = r.values[key(ex.operands[0])].value;
+    eq(featureMap === 'elu1' ? (x > 0 ? x + 1 : Math.exp(x)) : Math.max(x, 0), ex.value, `${featureMap}(${x})`);
+  }
+  if (algorithm === 'linear' && /^features_/.test(r.field) && featureMap === 'cosine1' && index[3] > 0) {
+    const xs = ex.terms.filter((t) => t.ref).map((t) => t.value);
+    eq(xs[index[3] - 1] / Math.hypot(...xs), ex.value, 'x / |x|');
+  }
+  if (algorithm === 'performer' && /^features_/.test(r.field)) {
+    // exp(√scale Σ_e ω_e x_e − ‖x̃‖²/2) / √m
+    const wx = one('√scale') * sumOf(ex.terms.filter((t) => t.refs?.length === 2));
+    eq(wx, one('ω_'.concat(String(index[3]), '·')), 'ω·x̃ = √scale Σ ω x');
+    eq(Math.exp(wx - one('‖')) / one('√m'), ex.value, 'exp(ω·x̃ − ‖x̃‖²/2) / √m');
+  }
+  if (algorithm === 'lsh' && r.field === 'buckets') {
+    const rotated = ex.terms.map((t) => t.value);
+    assert.equal(rotated.indexOf(Math.max(...rotated)), ex.value, `${where}: argmax [xR; −xR]`);
+    const half = rotated.length / 2;
+    for (let c = 0; c < half; c++) assert.equal(rotated[c + half], -rotated[c], `${where}: the second half is −xR`);
+  }
+  if (algorithm === 'lsh' && r.field === 'weights' && !ex.terms.length) assert.equal(ex.value, 0, `${where}: no shared bucket: 0`);
+  else if (algorithm === 'lsh' && r.field === 'weights') {
+    // Σ over the rounds i and j share of ρ_r · exp(s − lse_r)
+    const rho = named(ex, 'round_weights['), lse = named(ex, 'lse_'), p = named(ex, 'p_');
+    const s = one('scale·q_') - (named(ex, 'N_').length ? Math.log(one('N_')) : 0);
+    p.forEach((t, n) => eq(t.value, Math.exp(s - lse[n].value), 'p_r = exp(s − lse_r)'));
+    eq(rho.reduce((a, t, n) => a + t.value * p[n].value, 0), ex.value, 'Σ_r ρ_r p_r');
+  }
+  if (algorithm === 'nadaraya_watson' && r.field === 'weights') {
+    const u = one('u =');
+    eq((one('x_query[') - one('x_train[')) * one('w'), u, 'u = (x_query − x_train)·w');
+    if (named(ex, 's = ').length) eq(one('s = '), -(u * u) / 2, 's = −u²/2');
+  }
+  if (algorithm === 'positional_encoding') {
+    const arg = one('argument');
+    eq(one('i') / one('base^'), arg, 'i / base^(2j/d)');
+    eq(Math.pow(10000, one('2j/d')), one('base^'), 'base^(2j/d) (base 10000)');
+    eq((index[1] % 2 === 0 ? Math.sin : Math.cos)(arg), ex.value, 'sin / cos of the argument');
+  }
+  if (algorithm === 'bahdanau' && r.field === 'weights' && named(ex, 'w_v[').length) {
+    const [, t, j] = index;
+    const a = named(ex, '(W_q'), wv = named(ex, 'w_v[');
+    eq(wv.reduce((acc, x, n) => acc + x.value * Math.tanh(a[n].value), 0), one(`s_${t},${j}`), 's = w_v·tanh(W_q q + W_k k)');
+  }
+  if (algorithm === 'bahdanau' && r.field === 'output' && named(ex, 'dense.weight').length) {
+    const wd = named(ex, 'dense.weight'), o = named(ex, 'o_');
+    eq(wd.reduce((acc, x, n) => acc + x.value * o[n].value, 0) + one('dense.bias'), ex.value, 'W_dense o + b');
+  }
+}
+
 test('every map of every preset explains each of its cells', { timeout: 1200000 }, async () => {
   await openUrl(page, base);
   const all = await page.evaluate(() => document.querySelector('attention-playground').presets.map((p) => p.name));
   // EXPLAIN_PRESETS=a,b: those only (while writing an explainer); the suite runs them all
   const presets = process.env.EXPLAIN_PRESETS ? all.filter((p) => process.env.EXPLAIN_PRESETS.split(',').includes(p)) : all;
   assert.ok(presets.length >= (process.env.EXPLAIN_PRESETS ? 1 : 40), `the presets (${presets.length})`);
-  const counts = { cells: 0, maps: 0, pending: 0, fields: 0 };
-  const seen = new Set(), missing = new Set();
+  const counts = { cells: 0, maps: 0, fields: 0 };
   for (const preset of presets) {
     await openUrl(page, `${base}#preset=${preset}`);
     const cells = sample((await shownCells()).filter((c) => !NOT_TRACE.has(c[0])));
     assert.ok(cells.length > 0, `${preset}: no map cells`);
-    const { out, algorithm } = await explainAll(cells);
+    const { out, algorithm, featureMap } = await explainAll(cells);
     // and the first and last cell of every trace field the page does not draw as a map (weights1,
     // sparsity, running_max, ...): explained right where the explainer takes it
     const drawn = new Set(cells.map((c) => c[0]));
@@ -210,23 +290,20 @@ test('every map of every preset explains each of its cells', { timeout: 1200000 
       if (r.error && /does not explain|can be explained|has no explainer yet/.test(r.error)) continue;
       if (r.error) assert.fail(`${preset}: ${r.field}[${r.indexText}]: ${r.error}`);
       check(preset, r);
+      checkOwn(preset, r, algorithm, featureMap);
       counts.fields++;
     }
     const fields = new Set();
     for (const r of out) {
-      if (r.error) {
-        if (PENDING.has(algorithm) && /has no explainer yet/.test(r.error)) { counts.pending++; missing.add(algorithm); continue; }
-        assert.fail(`${preset}: ${r.field}[${r.indexText}]: ${r.error}`);
-      }
+      if (r.error) assert.fail(`${preset}: ${r.field}[${r.indexText}]: ${r.error}`);
       check(preset, r);
+      checkOwn(preset, r, algorithm, featureMap);
       counts.cells++;
       fields.add(r.field);
     }
     counts.maps += fields.size;
-    seen.add(algorithm);
   }
-  for (const name of PENDING) assert.ok(!seen.has(name) || missing.has(name), `${name} has an explainer now: take it out of PENDING`);
-  console.log(`explained ${counts.cells} cells of ${counts.maps} maps and ${counts.fields} cells of undrawn trace fields; ${counts.pending} cells of pending algorithms`);
+  console.log(`explained ${counts.cells} cells of ${counts.maps} maps and ${counts.fields} cells of undrawn trace fields`);
   assert.deepEqual(problems, []);
 });
 

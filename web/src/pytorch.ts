@@ -10,7 +10,7 @@
 // as those files mark theirs. No DOM. Bahdanau's seeded weights are drawn with the core's
 // generator (rng.ts, core/rng.hpp's streams).
 
-import { Rng, RNG_STREAM } from './rng';
+import { seededSeq2seq, seq2seqState } from './seq2seq-weights';
 import { algorithm as algorithmModule } from './algorithms';
 import { flashBlock, nested } from './engine/compute'; // nested: `{shape, data}` tensors as nested arrays
 import D2L_PY from '../../tests/fixtures/reference/d2l.py?raw';
@@ -573,26 +573,6 @@ export function diffSnippet(scn: Dict, trace: Dict): Snippet {
 
 const D2L_SEQ2SEQ = `# d2l (zh), chapter "Bahdanau 注意力" and its seq2seq chapter (tests/fixtures/reference/d2l_seq2seq.py)
 ` + snippet(D2L_SEQ2SEQ_PY, 'd2l_seq2seq') + "\n";
-
-/** torch's state_dict of d2l's EncoderDecoder(Seq2SeqEncoder, Seq2SeqAttentionDecoder): names and sizes. */
-function seq2seqState(srcVocab: number, tgtVocab: number, e: number, h: number, layers: number): [string, number][] {
-  const gru = (prefix: string, input: number): [string, number][] => Array.from({ length: layers }, (_, l) => [
-    [`${prefix}.weight_ih_l${l}`, 3 * h * (l === 0 ? input : h)], [`${prefix}.weight_hh_l${l}`, 3 * h * h],
-    [`${prefix}.bias_ih_l${l}`, 3 * h], [`${prefix}.bias_hh_l${l}`, 3 * h]] as [string, number][]).flat();
-  return [['encoder.embedding.weight', srcVocab * e], ...gru('encoder.rnn', e),
-    ['decoder.attention.W_k.weight', h * h], ['decoder.attention.W_q.weight', h * h], ['decoder.attention.w_v.weight', h],
-    ['decoder.embedding.weight', tgtVocab * e], ...gru('decoder.rnn', e + h),
-    ['decoder.dense.weight', tgtVocab * h], ['decoder.dense.bias', tgtVocab]];
-}
-
-/** The seeded weights (docs/semantics.md, "Bahdanau attention"): torch's default inits drawn in
- * state_dict order from Rng(seed, weights): embeddings N(0, 1), the rest U(-1/sqrt(h), 1/sqrt(h)). */
-function seededSeq2seq(seed: number, state: [string, number][], h: number): Record<string, number[]> {
-  const rng = new Rng(seed, RNG_STREAM.weights);
-  const bound = 1 / Math.sqrt(h);
-  return Object.fromEntries(state.map(([name, n]) => [name, Array.from({ length: n }, () =>
-    (name.includes('embedding') ? rng.normal() : -bound + 2 * bound * rng.uniform()))]));
-}
 
 export function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
   if (scn.train !== undefined) fail('copy as PyTorch is not available for bahdanau with "train" yet (the training is not written out): remove "train" to copy the forward pass');

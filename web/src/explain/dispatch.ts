@@ -37,6 +37,13 @@ const EXPLAINERS: Record<string, () => Promise<{ default: Explainer }>> = {
   pooling: () => import('./pooling'),
   diff: () => import('./diff'),
   additive: () => import('./additive'),
+  linear: () => import('./linear'),
+  performer: () => import('./performer'),
+  linformer: () => import('./linformer'),
+  lsh: () => import('./lsh'),
+  nadaraya_watson: () => import('./nadaraya_watson'),
+  positional_encoding: () => import('./positional_encoding'),
+  bahdanau: () => import('./bahdanau'),
 };
 
 function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
@@ -49,7 +56,7 @@ function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
 /** A page map's field as the trace field it shows (same index). */
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
-  'additive.w_v': 'w_v',
+  'additive.w_v': 'w_v', 'pe-high': 'P',
 };
 
 function fail(field: string, index: readonly number[], why: string): never {
@@ -100,7 +107,9 @@ export async function explainCell(s: Shown, field: string, index: number[], lang
       : `no such cell (shape [${shape.join(', ')}])`);
   }
   // the exact weights the page draws as "exact.weights" where the trace has none of its own
-  const rename = (r: CellRef): CellRef => (r.field === 'exact_weights' && trace.exact_weights === undefined ? { ...r, field: 'exact.weights' } : r);
+  // (shared QK, lsh: the exact run's k is the shown scenario's q)
+  const rename = (r: CellRef): CellRef => (r.field === 'exact_weights' && trace.exact_weights === undefined ? { ...r, field: 'exact.weights' }
+    : r.field === 'k' && s.scenario.k === undefined && scenario !== s.scenario ? { ...r, field: 'q' } : r);
   return { ...out, field, terms: out.terms.map((t) => ({ ...t, ...(t.ref ? { ref: rename(t.ref) } : {}), ...(t.refs ? { refs: t.refs.map(rename) } : {}) })),
     operands: out.operands.map(rename) };
 }
