@@ -250,8 +250,10 @@ export default defineConfig({
         entryFileNames: (chunk) => (chunk.name === 'embed' ? 'assets/embed-[hash].js' : 'attention-playground.js'),
         chunkFileNames: 'assets/[name]-[hash].js',
         // the state and the algorithms' modules are one chunk: both are in the first load and
-        // shared with the lazy chunks (one file fewer to fetch, no import lists between them)
-        advancedChunks: { groups: [{ name: 'state', test: /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/ }] },
+        // shared with the lazy chunks (one file fewer to fetch, no import lists between them);
+        // state/prob-clicks.ts is only the lazily loaded ProbAttention panel's: it stays with it
+        advancedChunks: { groups: [{ name: 'state',
+          test: (id: string) => /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/.test(id) && !/[\\/]prob-clicks\.ts$/.test(id) }] },
       },
     },
   },

@@ -2,6 +2,8 @@
 // first load of the page is small (issue 8). `need(name)` gives the module once it is loaded;
 // before that it starts loading it and calls `onLoad` when it is there (the element re-renders).
 // An algorithm's views are loaders of its module (web/src/algorithms/<name>.ts): `needModule`.
+import { addStyles } from './views/layout';
+
 const LOADERS = {
   approx: () => import('./views/approx'), // the error against exact attention, for any approximation
   sweep: () => import('./worker/sweep'),
@@ -57,8 +59,11 @@ const held: { loader: Loader; onLoad: () => void }[] = [];
 let release: () => void = () => {};
 const released = new Promise<void>((resolve) => { release = resolve; });
 
+/** The views' styles (views/views.css): fetched with the first view, in place before any is drawn. */
+const STYLES: Loader = () => import('./views/view-styles').then((m) => addStyles(m.default));
+
 function fetchView(loader: Loader, onLoad: () => void): void {
-  loadWith(loader).then(onLoad, (e: unknown) => console.error('attention-playground: could not load a view', e));
+  Promise.all([loadWith(loader), loadWith(STYLES)]).then(onLoad, (e: unknown) => console.error('attention-playground: could not load a view', e));
 }
 
 /** The first trace is on screen (element.ts): the views asked for meanwhile load now. */
@@ -71,7 +76,7 @@ export function releaseViews(): void {
 
 /** The module `loader` loads, if loaded, else null (and it starts loading; `onLoad` runs once it is there). */
 export function needModule<M>(loader: () => Promise<M>, onLoad: () => void): M | null {
-  if (loaded.has(loader)) return loaded.get(loader) as M;
+  if (loaded.has(loader) && loaded.has(STYLES)) return loaded.get(loader) as M;
   if (holding) held.push({ loader, onLoad });
   else fetchView(loader, onLoad);
   return null;
@@ -91,7 +96,7 @@ let preloading = false;
 export function preloadAll(views: readonly Loader[] = []): void {
   if (preloading) return;
   preloading = true;
-  const loaders = [...views, ...Object.values(LOADERS)];
+  const loaders = [STYLES, ...views, ...Object.values(LOADERS)];
   const next = (i: number): void => {
     if (i >= loaders.length) return;
     loadWith(loaders[i]).then(() => next(i + 1), () => next(i + 1));

@@ -7,16 +7,29 @@ import { clear, h } from '../dom';
 const PANELS = ['preset', 'algorithm', 'tensors', 'mask', 'options', 'prob', 'json'] as const;
 
 let sharedSheet: CSSStyleSheet | null = null;
+/** The styles so far: the first load's, then the lazily loaded views' (addStyles). */
+let text = css;
+/** The <style>s of elements where no constructable sheet can be made (addStyles updates them). */
+const fallbacks = new Set<HTMLStyleElement>();
 
 /** The stylesheet, shared by every element; a <style> where no constructable sheet can be made. */
 export function adoptStyles(root: ShadowRoot): void {
   try {
     sharedSheet ??= new CSSStyleSheet();
-    if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(css);
+    if (sharedSheet.cssRules.length === 0) sharedSheet.replaceSync(text);
     root.adoptedStyleSheets = [sharedSheet];
   } catch {
-    root.append(h('style', { text: css }));
+    const style = h('style', { text });
+    fallbacks.add(style);
+    root.append(style);
   }
+}
+
+/** Rules added to every element's styles (the lazily loaded views', views/view-styles.ts). */
+export function addStyles(more: string): void {
+  text += more;
+  sharedSheet?.replaceSync(text);
+  for (const style of fallbacks) style.textContent = text;
 }
 
 /** Replaces an element's children. */
