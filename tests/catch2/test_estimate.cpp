@@ -1,7 +1,6 @@
 // The registry's catalog (tensors, masks, defaults) and estimate_scenario against real runs: the
 // estimate's cost is the trace's cost and its numbers the trace's float numbers, for every preset
 // at both trace levels, from the shapes alone.
-#include <chrono>
 
 #include "helpers.hpp"
 
@@ -139,16 +138,12 @@ TEST_CASE("estimate: sparse masks, prob with its samples given, flash past the t
   check_estimate(flash);
 }
 
-TEST_CASE("estimate: from shapes alone at L = 2048, in well under a millisecond") {
+TEST_CASE("estimate: from shapes alone at L = 2048") {
   for (const char* algorithm : {"full", "flash", "prob", "performer", "linear"}) {
     json s = {{"algorithm", algorithm}, {"q", {{"shape", {1, 2048, 4, 64}}}}, {"k", {{"shape", {1, 2048, 4, 64}}}},
               {"v", {{"shape", {1, 2048, 4, 64}}}}, {"mask", {{"kind", "causal"}}}};
-    const auto start = std::chrono::steady_clock::now();
-    json e;
-    for (int i = 0; i < 100; ++i) e = estimate_scenario(s);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / 100;
-    INFO(algorithm << ": " << ms << " ms");
-    CHECK(ms < 0.5);
+    const json e = estimate_scenario(s);
+    INFO(algorithm);
     CHECK(e["cost"]["dense_dot_products"] == std::uint64_t{4} * 2048 * 2048);
   }
   const json local = json::parse(R"({"algorithm": "full", "q": {"shape": [1, 2048, 1, 64]}, "k": {"shape": [1, 2048, 1, 64]},

@@ -65,17 +65,12 @@ test('native and WASM estimates agree; estimate errors name the field', () => {
   assert.throws(() => wasm.estimate({ ...s, mask: { kind: 'local', window: 1 } }), (e) => e.field === 'mask.kind');
 });
 
-test('L = 2048 from the shapes: well under a millisecond each', () => {
+test('L = 2048 from the shapes alone: no tensor is read or made (times are benchmarks\' business)', () => {
   const shape = { shape: [1, 2048, 4, 64] };
   for (const algorithm of ['full', 'flash', 'prob', 'linear', 'performer', 'lsh']) {
     const s = { algorithm, q: shape, k: shape, v: shape, n_buckets: 8, mask: algorithm === 'lsh' ? undefined : { kind: 'causal' } };
-    // the best of 5 batches of 20 (about 0.04 ms each on an idle machine; the others load it)
-    let best = Infinity;
-    for (let batch = 0; batch < 5; batch++) {
-      const t0 = performance.now();
-      for (let i = 0; i < 20; i++) wasm.estimate(s);
-      best = Math.min(best, (performance.now() - t0) / 20);
-    }
-    assert.ok(best < 0.5, `${algorithm}: ${best.toFixed(3)} ms`);
+    const e = wasm.estimate(s);
+    assert.equal(e.cost.dense_dot_products, 4 * 2048 * 2048, algorithm);
+    assert.ok(e.cost.dot_products > 0 && e.cost.dot_products <= e.cost.dense_dot_products * 2, algorithm);
   }
 });

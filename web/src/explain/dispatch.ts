@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // el.explain(field, index) (SPEC §1): finds the explainer of the shown trace's algorithm (its page
 // module's `explain` loader: a chunk of its own, fetched on the first call) and the trace the
 // cell is in. `field` is a trace field ("weights") or the data-field of a map the page draws
@@ -27,29 +28,15 @@ export interface Shown {
 
 const exactContext = softmaxExplainer(exactSpec);
 
-/** Each algorithm's explainer, a chunk of its own (this table is in the lazy dispatch chunk, so the
- * first load carries none of it; a page module's own `explain` loader wins). */
-const EXPLAINERS: Record<string, () => Promise<{ default: Explainer }>> = {
-  full: () => import('./full'),
-  flash: () => import('./flash'),
-  prob: () => import('./prob'),
-  multihead: () => import('./multihead'),
-  pooling: () => import('./pooling'),
-  diff: () => import('./diff'),
-  additive: () => import('./additive'),
-  linear: () => import('./linear'),
-  performer: () => import('./performer'),
-  linformer: () => import('./linformer'),
-  lsh: () => import('./lsh'),
-  nadaraya_watson: () => import('./nadaraya_watson'),
-  positional_encoding: () => import('./positional_encoding'),
-  bahdanau: () => import('./bahdanau'),
-};
+/** Each algorithm's explainer is explain/<name>.ts, a chunk of its own (Vite's glob: no list of
+ * names to keep, and it is in this lazy chunk, so the first load carries none of it; a page
+ * module's own `explain` loader wins). */
+const EXPLAINERS = import.meta.glob<{ default: Explainer }>(['./*.ts', '!./{common,dispatch,explanation,parts,softmax}.ts']);
 
 function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
   const own = algorithm(name)?.explain;
   if (own) return own;
-  const load = EXPLAINERS[name];
+  const load = EXPLAINERS[`./${name}.ts`];
   return load && (() => load().then((m) => m.default));
 }
 

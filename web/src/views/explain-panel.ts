@@ -303,6 +303,9 @@ function hide(st: State): void {
 }
 
 async function show(root: ShadowRoot, st: State, target: Target): Promise<void> {
+  // shown by a hover, the panel lets the pointer through to the maps it may lie over (a tooltip);
+  // pinned (focused or tapped), its terms can be pointed at
+  st.panel.classList.toggle('xp-passive', !same(target, st.pinned));
   if (same(target, st.shown) && !st.panel.hidden) return;
   const seq = ++st.seq;
   if (st.shown && st.shown.el !== target.el) st.shown.el.removeAttribute('aria-describedby');

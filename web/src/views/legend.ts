@@ -60,7 +60,7 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean
     const tickRow = h('span', null, ...ticks.map((x) => h('span', { text: x })));
     tickRow.style.cssText = 'display:flex;justify-content:space-between';
     const scale = h('span', { class: 'lg-scale', attrs: { role: 'img', 'aria-label': `${t(o.lang, 'colourScale')} ${ticks.join(' … ')}` } }, ramp, tickRow);
-    scale.style.cssText = 'display:grid;width:120px';
+    scale.style.cssText = 'display:grid;width:min(120px,100%)';
     parts.push(scale);
   } else if (o.color === 'bool') {
     for (const v of [true, false]) {
