@@ -104,7 +104,11 @@ test('a score lights its q row and k column in the input grids; a context cell i
   const E = (await el().evaluate((e) => e.scenario.q[0][0][0].length));
   const keys = (name, row) => Array.from({ length: E }, (_, e) => `${name}[0][${row}][0][${e}]`);
   assert.deepEqual(p.operands, [...keys('k', 4), ...keys('q', 3)].sort());
-  // pointing at a product's row in the terms lights its two cells, q[3][e] and k[4][e]
+  // a hovered cell's panel lets the pointer through (it is a tooltip over other maps): a tap pins it
+  assert.equal(await el().locator('.xp-panel').evaluate((x) => getComputedStyle(x).pointerEvents), 'none');
+  await cell('scores', '0,0,3,4').click();
+  assert.equal(await el().locator('.xp-panel').evaluate((x) => getComputedStyle(x).pointerEvents), 'auto');
+  // pointing at a product's row in the terms of the pinned panel lights its two cells, q[3][e] and k[4][e]
   const row = el().locator('.xp-terms tr[data-term]').first();
   await row.hover();
   assert.deepEqual(await page.evaluate(() => [...document.querySelector('attention-playground').shadowRoot.querySelectorAll('.xp-term [data-key]')]

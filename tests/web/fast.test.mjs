@@ -40,7 +40,9 @@ async function hover(field, i, j, exactCell = true) {
     return exactCell ? o?.dataset.row === String(r) && o?.dataset.col === String(c)
       : Math.abs(Number(o?.dataset.row) - r) <= 1 && Math.abs(Number(o?.dataset.col) - c) <= 1;
   }, [field, i, j, exactCell]);
-  return { index: await out.getAttribute('data-index'), value: Number(await out.getAttribute('data-value')) };
+  // index and value read together: the line may move on between two reads (a layout change under a still pointer)
+  const [index, value] = await out.evaluate((o) => [o.dataset.index, o.dataset.value]);
+  return { index, value: Number(value) };
 }
 
 test('first load: the WASM is a file of its own, streamed as application/wasm; the element module is small', async () => {
