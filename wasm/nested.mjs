@@ -20,12 +20,15 @@ export function toNested(data, shape) {
   return build(0);
 }
 
-/** A flat tensor ({shape, data}: a typed tensor, or the JSON form the core reads too) as nested
- * arrays; anything else as it is. */
-export function nested(value) {
-  const flat = value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
+/** Whether `value` is a flat tensor {shape, data}: a typed tensor, or the JSON form the core reads too. */
+export function isFlat(value) {
+  return value !== null && typeof value === 'object' && Array.isArray(value.shape) &&
     (Array.isArray(value.data) || ArrayBuffer.isView(value.data));
-  return flat ? toNested(value.data, value.shape) : value;
+}
+
+/** A flat tensor as nested arrays; anything else as it is. */
+export function nested(value) {
+  return isFlat(value) ? toNested(value.data, value.shape) : value;
 }
 
 /** The shape of a nested array (its first element's at each level): [] for anything else. */

@@ -52,6 +52,7 @@ declare module '*/wasm/attnplay.mjs' {
 declare module '*/wasm/nested.mjs' {
   export interface TypedTensor { shape: number[]; data: Float64Array }
   export function isTypedTensor(value: unknown): value is { shape: number[]; data: Float64Array | Float32Array };
+  export function isFlat(value: unknown): value is { shape: number[]; data: ArrayLike<number> };
   export function toNested(data: ArrayLike<number>, shape: number[]): unknown;
   export function nested(value: unknown): unknown;
   export function fromNested(value: unknown): TypedTensor | null;

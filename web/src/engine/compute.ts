@@ -23,7 +23,7 @@ import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../../build/wasm/catalog.json';
 // the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
 // it is bundled with the core's API (imported directly, it would be a first-load file of its own)
-export { fromNested, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
+export { fromNested, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
 import { shapeOf } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;

@@ -1,7 +1,7 @@
 // What every explainer (web/src/explain/<name>.ts) shares: reading a cell of a trace field or of
 // a scenario's input (nested arrays or {shape, data}), the numbers as LaTeX and as text (4
 // significant digits, the exact value beside), long sums shortened, en/zh sentences. No DOM.
-import { isTypedTensor, type Scenario, type Trace } from '../engine/compute';
+import { isFlat, shapeOf, type Scenario, type Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import type { CellRef, Explanation, Term } from './explanation';
 
@@ -11,8 +11,6 @@ export const TERM_CAP = 64;
 const SHOWN = 6;
 
 type Flat = { shape: number[]; data: ArrayLike<number> };
-const isFlat = (v: unknown): v is Flat => v !== null && typeof v === 'object' && Array.isArray((v as Flat).shape) &&
-  (Array.isArray((v as Flat).data) || ArrayBuffer.isView((v as Flat).data));
 
 /** A tensor's value: the trace's field, else the scenario's (dotted paths: "mask.valid_lens"). */
 export function tensorOf(trace: Trace, scenario: Scenario, field: string): unknown {
@@ -24,22 +22,20 @@ export function tensorOf(trace: Trace, scenario: Scenario, field: string): unkno
 
 /** The shape of a tensor value (nested arrays or flat); [] for a scalar. */
 export function shapeOfValue(v: unknown): number[] {
-  if (isFlat(v) || isTypedTensor(v)) return (v as Flat).shape.slice();
-  const shape: number[] = [];
-  for (let cur = v; Array.isArray(cur); cur = cur[0]) shape.push(cur.length);
-  return shape;
+  return isFlat(v) ? (v as Flat).shape.slice() : shapeOf(v);
 }
 
 /** The element of a tensor value at `index` (undefined outside it). */
 export function cellAt(v: unknown, index: readonly number[]): unknown {
   if (isFlat(v)) {
-    if (index.length !== v.shape.length) return undefined;
+    const f = v as Flat;
+    if (index.length !== f.shape.length) return undefined;
     let off = 0;
     for (let d = 0; d < index.length; d++) {
-      if (!Number.isInteger(index[d]) || index[d] < 0 || index[d] >= v.shape[d]) return undefined;
-      off = off * v.shape[d] + index[d];
+      if (!Number.isInteger(index[d]) || index[d] < 0 || index[d] >= f.shape[d]) return undefined;
+      off = off * f.shape[d] + index[d];
     }
-    return v.data[off];
+    return f.data[off];
   }
   let cur = v;
   for (const i of index) {
