@@ -28,14 +28,29 @@ quiet() {
   if ! "$@" >"$log" 2>&1; then cat "$log" >&2; echo "build: FAILED: $*" >&2; exit 1; fi
 }
 
+# ccache (g++ and em++): objects are keyed by their preprocessed source and flags, not by the
+# clone's path (base dir + no hashed cwd), so a fresh clone on this machine recompiles only what
+# changed. The cache lives in ccache's own folder (~/.cache/ccache, 5 GB by default).
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+# configure DIR ARGS...: (re)configures when the cache is missing or predates the launcher.
+needs_configure() {
+  [ -f "$1/CMakeCache.txt" ] || return 0
+  [ ${#launcher[@]} -eq 0 ] || grep -q '^CMAKE_CXX_COMPILER_LAUNCHER:.*ccache' "$1/CMakeCache.txt" || return 0
+  return 1
+}
+
 if [ "$purpose" = all ]; then
-  [ -f build/native/CMakeCache.txt ] || { step "configure native (cmake, g++)"; quiet cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release; }
+  if needs_configure build/native; then step "configure native (cmake, g++)"; quiet cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"; fi
   step "native CLI and Catch2 suite (build/native; the first time takes a few minutes)"
   quiet cmake --build build/native -j "$jobs"
 fi
 
 export NODE_PATH=/usr/share/nodejs   # em++ runs acorn from Debian's node modules
-[ -f build/wasm/CMakeCache.txt ] || { step "configure WASM (emcmake)"; quiet emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release; }
+if needs_configure build/wasm; then step "configure WASM (emcmake)"; quiet emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"; fi
 step "WASM module (build/wasm; the first time takes a few minutes)"
 quiet cmake --build build/wasm -j "$jobs"
 

@@ -12,6 +12,7 @@ need() { # need PACKAGE PATH...
 need cmake /usr/bin/cmake
 need g++ /usr/bin/g++
 need make /usr/bin/make
+need ccache /usr/bin/ccache   # scripts/build.sh compiles through it (g++ and em++): a fresh clone reuses unchanged objects
 need emscripten /usr/bin/em++ /usr/bin/emcmake
 need xtensor-dev /usr/include/xtensor/xarray.hpp
 need xtl-dev /usr/include/xtl/xtl_config.hpp
