@@ -9,7 +9,7 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { Session, hasExact, setRegistry } from './state';
+import { Session, hasExact, setRegistry, sliceSizes } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -127,11 +127,13 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** SPEC §1: the trace as JSON, or trace field `field`'s map at the shown (b, h) as CSV, SVG or
-   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk). */
-  async export(kind: string, field?: string): Promise<Blob> {
+   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk);
+   * `{slices: "all"}`: the CSV of every (b, h) slice. */
+  async export(kind: string, field?: string, options?: { slices?: 'all' | 'shown' }): Promise<Blob> {
     await this.ready;
     const s = this.#session!;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
+    const all = kind === 'csv' && options?.slices === 'all' ? sliceSizes(s.traced, s.trace) : null;
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario, all);
   }
 
   /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the

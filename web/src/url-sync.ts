@@ -132,8 +132,10 @@ export class UrlSync {
       ok = document.execCommand('copy');
       area.remove();
     }
-    button.textContent = t(lang, ok ? 'linkCopied' : 'copyFailed');
-    setTimeout(() => { button.textContent = t(lang, 'copyLink'); }, 2000);
+    // a file:// address opens on this computer only: said, and said longer
+    const local = ok && location.protocol === 'file:';
+    button.textContent = t(lang, local ? 'linkFile' : ok ? 'linkCopied' : 'copyFailed');
+    setTimeout(() => { button.textContent = t(lang, 'copyLink'); }, local ? 6000 : 2000);
   }
 
   /** The hash write due now (`force`: even a long one written less than 250 ms ago). */
