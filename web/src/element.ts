@@ -19,7 +19,8 @@ import { clone } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
-import { UrlSync, openingPreset } from './url-sync';
+import { UrlSync, openingPreset, openingPrefs, remember } from './url-sync';
+import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
@@ -161,6 +162,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#started = true;
     // the first-load module where it runs the first scenario (engine/compute.ts): a third of the
     // bytes; a page that opens on a preset it does not run fetches the whole module alone
+    if (this.hasAttribute('sync-hash')) openingPrefs(this);  // the link's, remembered or the browser's language and theme
     const preset = openingPreset(this);
     Promise.all([getEngine({ first: preset === null || firstRunsPreset(preset) }), loadLanguage(this.#lang)]).then(
       ([engine]) => this.#start(engine),
@@ -194,7 +196,8 @@ export class AttentionPlayground extends HTMLElement {
     if (this.hasAttribute('sync-hash')) {
       this.#url = new UrlSync(session, { preset: (name) => this.#loadPreset(name, 'hash'),
         applying: () => { this.#reported = null; }, whole: () => this.#renderWhole('hash'), fallback: () => this.#presetWithError(),
-        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); } });
+        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); },
+        prefs: () => prefsTail(this.#lang, this.getAttribute('theme') ?? 'light') });
     }
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
@@ -208,6 +211,7 @@ export class AttentionPlayground extends HTMLElement {
     if (name === 'preset' && value) this.#loadPreset(value, 'attribute');
     else if (name === 'scenario' && value) this.#scenarioText(value, 'attribute');
     else if (name === 'lang') void loadLanguage(this.#lang).then(() => this.#renderAll());  // never drawn half-translated
+    if (name === 'lang' || name === 'theme') this.#url?.write();  // the link keeps them
     else if (name === 'controls') this.#renderAll();
   }
 
@@ -316,7 +320,9 @@ export class AttentionPlayground extends HTMLElement {
       probPanel: algorithm(session.scenario.algorithm)?.panelView !== undefined,
       pitfallsOpen: this.#pitfallsOpen, onPitfallsOpen: (open) => { this.#pitfallsOpen = open; },
       update: (change, from) => this.#update(change, from), showErrors: () => this.#renderErrors(),
-      onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l),
+      onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => { if (this.#url) remember('lang', l); this.setAttribute('lang', l); },
+      theme: this.#url ? this.getAttribute('theme') ?? 'auto' : null,
+      onTheme: (th) => { remember('theme', th); this.setAttribute('theme', th); },
       onCopyLink: this.#url ? (button) => void this.#url!.copyLink(button, this.#lang, this.#root) : null,
       onSlice: () => { this.#renderInputs('slice'); this.#renderOutputs(); } });
   }

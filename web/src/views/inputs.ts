@@ -35,6 +35,9 @@ export interface InputsOptions {
   showErrors: () => void;
   onPreset: (name: string) => void;
   onLang: (lang: Lang) => void;
+  /** The theme switch's value (index.html only: sync-hash); null: no switch. */
+  theme: string | null;
+  onTheme: (theme: string) => void;
   onCopyLink: ((button: HTMLElement) => void) | null;
   /** Another (b, h) slice was selected. */
   onSlice: () => void;
@@ -70,7 +73,7 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   const edited = (ok: boolean, change: Change = 'values') => o.update(ok ? change : 'errors');
 
   fill(part(root, 'preset'), presetBar({ presets: o.presets, preset: session.preset, modified: session.modified,
-    lang, onPreset: o.onPreset, onLang: o.onLang, onCopyLink: o.onCopyLink }));
+    lang, onPreset: o.onPreset, onLang: o.onLang, theme: o.theme, onTheme: o.onTheme, onCopyLink: o.onCopyLink }));
   fill(part(root, 'algorithm'), [...propControls('algorithm', ctx), errorSlot('algorithm')]);
 
   const mask = part(root, 'mask');
