@@ -24,6 +24,37 @@ export interface TensorEditorOptions {
   invalid: ReadonlyMap<string, string>;
   tooLarge: string;
   onEdit: (path: number[], text: string) => void;
+  /** A matrix or tensor pasted on the grid (text of more than one number), or a file dropped on it. */
+  onData?: (data: string | File) => void;
+}
+
+/** One number pasted is the cell's own paste; anything else (lines, tabs, brackets, commas, two
+ * numbers) is a matrix for the grid. */
+const MATRIX_TEXT = /[\n\t[\],;]|\S\s+\S/;
+
+/** The grid takes a pasted matrix and a dropped file (paste.ts, lazy: through `onData`). */
+function takesData(fig: HTMLElement, onData: (data: string | File) => void): void {
+  fig.addEventListener('paste', (e) => {
+    const text = e.clipboardData?.getData('text/plain') ?? '';
+    if (!MATRIX_TEXT.test(text.trim())) return;
+    e.preventDefault();
+    onData(text);
+  });
+  const drop = (on: boolean) => fig.classList.toggle('drop-target', on);
+  fig.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    drop(true);
+  });
+  fig.addEventListener('dragleave', () => drop(false));
+  fig.addEventListener('drop', (e) => {
+    const file = e.dataTransfer?.files[0];
+    drop(false);
+    if (!file) return;
+    e.preventDefault();
+    onData(file);
+  });
 }
 
 export function tensorEditor(o: TensorEditorOptions): HTMLElement {
@@ -35,6 +66,7 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
   const fig = h('figure', { class: 'editor', dataset: { tensor: o.name } },
     h('figcaption', null, h('span', { class: 'fig-title', text: o.title }),
       h('span', { class: 'fig-caption', text: vector ? String(cols) : `${rows.length} × ${cols}` })));
+  if (o.onData) takesData(fig, o.onData);
   if (rows.length * cols > (o.max ?? MAX_EDIT_CELLS)) {
     fig.append(h('p', { class: 'note', text: o.tooLarge }));
     return fig;
