@@ -9,7 +9,7 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { Session, hasExact, setRegistry, sliceSizes } from './state';
+import { EditHistory, Session, hasExact, setRegistry, sliceSizes, type Snapshot } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -60,6 +60,10 @@ export class AttentionPlayground extends HTMLElement {
   #chapter: ChapterViews | null = null;
   /** The results' sections opened or closed by the user (by controls word), until another preset. */
   #open = new Map<string, boolean>();
+  /** Undo and redo (issue 15); with sync-hash each entry is a browser entry too, marked with this
+   * element's id (an entry of an earlier load of the page is read from its hash instead). */
+  readonly #history = new EditHistory();
+  readonly #historyId = Math.random().toString(36).slice(2);
 
   constructor() {
     super();
@@ -69,6 +73,15 @@ export class AttentionPlayground extends HTMLElement {
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
     explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
+    // Ctrl+Z undo, Ctrl+Shift+Z and Ctrl+Y redo (the JSON editor keeps its own text undo)
+    this.#root.addEventListener('keydown', (ev) => {
+      const e = ev as KeyboardEvent;
+      const k = (e.key ?? '').toLowerCase();
+      const redo = (k === 'z' && e.shiftKey) || (k === 'y' && !e.shiftKey);
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || (k !== 'z' && !redo) || (e.target as HTMLElement).tagName === 'TEXTAREA') return;
+      e.preventDefault();
+      this.#step(redo ? 1 : -1);
+    });
     // toggle does not bubble: caught on its way down
     this.#root.addEventListener('toggle', (e) => {
       const d = e.target as HTMLElement;
@@ -199,6 +212,17 @@ export class AttentionPlayground extends HTMLElement {
         failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); },
         prefs: () => prefsTail(this.#lang, this.getAttribute('theme') ?? 'light') });
     }
+    if (this.#url) {
+      // Back and Forward between this element's entries: the entry's state, not its hash, applied
+      window.addEventListener('popstate', (e) => {
+        const mark = (e.state as { attnplay?: { id: string; i: number } } | null)?.attnplay;
+        const snap = mark?.id === this.#historyId ? this.#history.go(mark.i) : null;
+        if (!snap) return;  // not ours: the hashchange that follows reads the hash
+        this.#url!.skip(location.hash);
+        this.#restore(snap);
+      });
+      this.#url.entry(this.#mark(), false);  // the entry this load opens on is entry 0
+    }
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
     // the other views' modules, in the background once the first trace is shown
@@ -291,7 +315,54 @@ export class AttentionPlayground extends HTMLElement {
     this.#dispatchTrace();
   }
 
+  /** Undo (-1) or redo (+1); on index.html through the browser's history (Back, Forward). */
+  #step(step: number): void {
+    if (!this.#session || !this.#history.can(step)) return;
+    const mark = (history.state as { attnplay?: { id: string } } | null)?.attnplay;
+    if (this.#url && mark?.id === this.#historyId) {
+      history.go(step);  // popstate restores the entry
+      return;
+    }
+    const snap = this.#history.move(step);
+    if (snap) this.#restore(snap);
+  }
+
+  #restore(snap: Snapshot): void {
+    const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
+    this.#url?.replaced();
+    this.#reported = null;
+    this.#session!.restore(snap);
+    this.#renderWhole('history');
+    if (focused) this.#refocus(focused);  // drawn anew: the focus (and the next Ctrl+Z) stays where it was
+  }
+
+  /** Reset: the preset as it comes (an edit: undo brings the changes back). */
+  #reset(): void {
+    if (this.#session?.preset) this.#loadPreset(this.#session.preset, 'control');
+  }
+
+  /** The state after a change into the undo history: an edit (a control, a paste, the API, the
+   * JSON) is an entry (a number typed into one field within a second, one entry), anything else
+   * (the first scenario, a link, a redraw, an undo) is the entry shown. Keeps references only. */
+  #record(source: string): void {
+    const s = this.#session!;
+    const snap: Snapshot = { scenario: s.scenario, preset: s.preset, modified: s.modified };
+    if (source !== 'control' && source !== 'api' && source !== 'json' && source !== 'attribute') {
+      this.#history.replace(snap);
+      return;
+    }
+    const active = this.#root.activeElement as HTMLElement | null;
+    const key = active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA') ? active.dataset.key ?? '' : '';
+    if (this.#history.record(snap, key)) this.#url?.entry(this.#mark());
+  }
+
+  /** The browser entry's state for the undo entry shown. */
+  #mark(): unknown {
+    return { attnplay: { id: this.#historyId, i: Math.max(0, this.#history.at) } };
+  }
+
   #afterChange(source: string): void {
+    this.#record(source);
     if (source === 'control' || source === 'api') this.#url?.edited();
     this.#renderErrors();
     if (source !== 'json') fillJson(this.#root, this.#session!);
@@ -320,7 +391,8 @@ export class AttentionPlayground extends HTMLElement {
       probPanel: algorithm(session.scenario.algorithm)?.panelView !== undefined,
       pitfallsOpen: this.#pitfallsOpen, onPitfallsOpen: (open) => { this.#pitfallsOpen = open; },
       update: (change, from) => this.#update(change, from), showErrors: () => this.#renderErrors(),
-      onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => { if (this.#url) remember('lang', l); this.setAttribute('lang', l); },
+      onPreset: (name) => this.#loadPreset(name, 'control'), onReset: () => this.#reset(),
+      onLang: (l) => { if (this.#url) remember('lang', l); this.setAttribute('lang', l); },
       theme: this.#url ? this.getAttribute('theme') ?? 'auto' : null,
       onTheme: (th) => { remember('theme', th); this.setAttribute('theme', th); },
       onCopyLink: this.#url ? (button) => void this.#url!.copyLink(button, this.#lang, this.#root) : null,
@@ -389,8 +461,7 @@ export class AttentionPlayground extends HTMLElement {
       const v = own?.panelView;
       render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
-    const modified = this.#root.querySelector<HTMLElement>('.modified');
-    if (modified) modified.hidden = !(session.preset && session.modified);
+    for (const el of this.#root.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]')) el.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }

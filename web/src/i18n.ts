@@ -55,6 +55,8 @@ const EN = {
   copyLink: 'Copy link',
   copyLinkHelp: 'Copy the URL of this page: it holds the scenario',
   theme: 'Theme',
+  reset: 'Reset',
+  resetHelp: 'Back to the preset as it comes (Ctrl+Z brings your edits back)',
   theme_auto: 'Auto (system)',
   theme_light: 'Light',
   theme_dark: 'Dark',

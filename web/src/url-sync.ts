@@ -138,6 +138,23 @@ export class UrlSync {
     this.#timer = setTimeout(() => this.#now(false), Math.max(0, 250 - since));
   }
 
+  /** A new entry of the undo history: a new entry of the browser's too (its hash written after, by
+   * replaceState, which keeps `state`), so Back and Forward move between edits; `push` false: the
+   * state of the entry shown (the first one's). */
+  entry(state: unknown, push = true): void {
+    try {
+      if (push) history.pushState(state, '', location.href);
+      else history.replaceState(state, '');
+    } catch {
+      // Chromium refuses a flood of pushState: the entry is the undo history's only
+    }
+  }
+
+  /** The hash shown now came from the browser's history (Back, Forward): not applied again. */
+  skip(hash: string): void {
+    this.#last = hash;
+  }
+
   /** The "Copy link" button: the URL (its hash written now) to the clipboard (link.ts). */
   async copyLink(button: HTMLElement, lang: Lang, root: ShadowRoot): Promise<void> {
     const link = load('link');

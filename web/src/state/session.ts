@@ -136,6 +136,12 @@ export class Session {
     return values;
   }
 
+  /** An entry of the undo history (state/history.ts): its scenario, preset and modified mark. */
+  restore(snap: { scenario: Scenario; preset: string; modified: boolean }): void {
+    this.replace(snap.scenario, snap.preset);
+    this.modified = snap.modified;
+  }
+
   /** Returns false (and names the problem) when the core has no such preset. */
   loadPreset(name: string): boolean {
     const preset = this.#engine.presets().find((p) => p.name === name);

@@ -20,6 +20,8 @@ export interface PresetBarOptions {
   modified: boolean;
   lang: Lang;
   onPreset: (name: string) => void;
+  /** Reset (shown while the preset is modified): the preset as it comes. */
+  onReset: () => void;
   onLang: (lang: Lang) => void;
   /** The theme switch's value (auto, light, dark; index.html only); null: no switch. */
   theme: string | null;
@@ -49,6 +51,8 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
   return [h('div', { class: 'top-row' },
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
+    h('button', { type: 'button', dataset: { key: 'reset' }, hidden: !(o.preset && o.modified), text: t(lang, 'reset'),
+      attrs: { title: t(lang, 'resetHelp') }, on: { click: o.onReset } }),
     h('span', { class: 'spacer' }), copy, theme, langButton),
   ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
