@@ -9,7 +9,7 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { EditHistory, Session, hasExact, setRegistry, sliceSizes, type Snapshot } from './state';
+import { EditHistory, Session, hasExact, setRegistry, sliceSizes, traits, type Snapshot } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -26,6 +26,7 @@ import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
+import { dataHook } from './views/grid-editor';
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
@@ -73,6 +74,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
     explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
+    dataHook(this.#root, (name, data) => this.#paste(name, data));  // paste.ts, lazy
     // Ctrl+Z undo, Ctrl+Shift+Z and Ctrl+Y redo (the JSON editor keeps its own text undo)
     this.#root.addEventListener('keydown', (ev) => {
       const e = ev as KeyboardEvent;
@@ -334,6 +336,16 @@ export class AttentionPlayground extends HTMLElement {
     this.#session!.restore(snap);
     this.#renderWhole('history');
     if (focused) this.#refocus(focused);  // drawn anew: the focus (and the next Ctrl+Z) stays where it was
+  }
+
+  /** A matrix pasted or a file dropped on grid `name`: q, k, v as the shown (b, h) slice, an own
+   * (B, L, d) grid as batch item b, or whole (paste.ts). */
+  #paste(name: string, data: string | File): void {
+    const s = this.#session;
+    if (!s) return;
+    const own = traits(s.scenario).grids !== undefined;
+    void load('paste').then((m) => m.pasteInto(s, { name, title: own ? name : name.toUpperCase(), b: s.b, h: own ? null : s.h }, data))
+      .then((ok) => this.#update(ok ? 'inputs' : 'errors'));
   }
 
   /** Reset: the preset as it comes (an edit: undo brings the changes back). */

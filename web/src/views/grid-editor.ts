@@ -24,37 +24,36 @@ export interface TensorEditorOptions {
   invalid: ReadonlyMap<string, string>;
   tooLarge: string;
   onEdit: (path: number[], text: string) => void;
-  /** A matrix or tensor pasted on the grid (text of more than one number), or a file dropped on it. */
-  onData?: (data: string | File) => void;
 }
 
 /** One number pasted is the cell's own paste; anything else (lines, tabs, brackets, commas, two
  * numbers) is a matrix for the grid. */
 const MATRIX_TEXT = /[\n\t[\],;]|\S\s+\S/;
 
-/** The grid takes a pasted matrix and a dropped file (paste.ts, lazy: through `onData`). */
-function takesData(fig: HTMLElement, onData: (data: string | File) => void): void {
-  fig.addEventListener('paste', (e) => {
+/** Every tensor grid of `root` takes a pasted matrix and a dropped file (one set of delegated
+ * listeners; paste.ts, lazy, reads them): `onData(tensor, text or file)`. Weights and the mask's
+ * grid do not. */
+export function dataHook(root: ShadowRoot, onData: (tensor: string, data: string | File) => void): void {
+  const gridOf = (e: Event) => {
+    const fig = (e.target as Element | null)?.closest?.<HTMLElement>('figure.editor[data-tensor]');
+    return fig && !fig.dataset.tensor!.includes('.') ? fig : null;
+  };
+  root.addEventListener('paste', (ev) => {
+    const e = ev as ClipboardEvent, fig = gridOf(e);
     const text = e.clipboardData?.getData('text/plain') ?? '';
-    if (!MATRIX_TEXT.test(text.trim())) return;
+    if (!fig || !MATRIX_TEXT.test(text.trim())) return;
     e.preventDefault();
-    onData(text);
+    onData(fig.dataset.tensor!, text);
   });
-  const drop = (on: boolean) => fig.classList.toggle('drop-target', on);
-  fig.addEventListener('dragover', (e) => {
-    if (!e.dataTransfer?.types.includes('Files')) return;
+  const drag = (ev: Event) => {
+    const e = ev as DragEvent, fig = gridOf(e);
+    if (!fig || !e.dataTransfer?.types.includes('Files')) return;
     e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    drop(true);
-  });
-  fig.addEventListener('dragleave', () => drop(false));
-  fig.addEventListener('drop', (e) => {
-    const file = e.dataTransfer?.files[0];
-    drop(false);
-    if (!file) return;
-    e.preventDefault();
-    onData(file);
-  });
+    fig.classList.toggle('drop-target', e.type === 'dragover');
+    const file = e.type === 'drop' ? e.dataTransfer.files[0] : undefined;
+    if (file) onData(fig.dataset.tensor!, file);
+  };
+  for (const type of ['dragover', 'dragleave', 'drop']) root.addEventListener(type, drag);
 }
 
 export function tensorEditor(o: TensorEditorOptions): HTMLElement {
@@ -66,7 +65,6 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
   const fig = h('figure', { class: 'editor', dataset: { tensor: o.name } },
     h('figcaption', null, h('span', { class: 'fig-title', text: o.title }),
       h('span', { class: 'fig-caption', text: vector ? String(cols) : `${rows.length} × ${cols}` })));
-  if (o.onData) takesData(fig, o.onData);
   if (rows.length * cols > (o.max ?? MAX_EDIT_CELLS)) {
     fig.append(h('p', { class: 'note', text: o.tooLarge }));
     return fig;

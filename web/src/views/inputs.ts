@@ -103,15 +103,11 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
     const tr = traits(s);
     tensors.hidden = tr.tensors.length === 0 && !tr.grids;
     const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
-    // a pasted matrix or a dropped .npy (paste.ts, a chunk of its own): q, k, v as the grid's slice, or whole
-    const onData = (name: string, data: string | File) => void import('../paste')
-      .then((m) => m.pasteInto(session, { name, title: tr.grids ? name : name.toUpperCase(), b: session.b, h: tr.grids ? null : session.h }, data))
-      .then((ok) => edited(ok, 'inputs'));
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit, onData }).filter((x) => x !== null));
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit }).filter((x) => x !== null));
     own.delete(root);
     if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
-      const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, onData, edited }));
+      const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
       if (ownInputs) mount(ownInputs);
       else void import('./own-inputs').then((m) => {
         ownInputs = m;

@@ -41,7 +41,6 @@ export interface GridsOptions {
   b: number;
   invalid: ReadonlyMap<string, string>;
   onEdit: (name: string, path: number[], text: string) => void;
-  onData?: (name: string, data: string | File) => void;
 }
 
 /** The help of the size bar and a grid per (B, L, d) input of the algorithm, batch item b. */
@@ -54,7 +53,6 @@ export function ownGrids(o: GridsOptions): HTMLElement[] {
     editors.append(h('div', { class: 'editor-box' }, tensorEditor({
       name: g.key, title, tensor: s[g.key], b: o.b, h: null, rowPrefix: g.rowPrefix, colPrefix: 'f',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(g.key, path, text),
-      onData: o.onData && ((data) => o.onData!(g.key, data)),
     }), errorSlot(g.key)));
   }
   return [h('p', { class: 'help', text: tx(lang, T.gridsHelp) }), editors];
@@ -109,8 +107,6 @@ export interface MountOptions {
   lang: Lang;
   /** A cell of a grid typed (Session.editCell). */
   onEdit: (name: string, path: number[], text: string) => void;
-  /** A matrix pasted or a file dropped on a grid (paste.ts). */
-  onData: (name: string, data: string | File) => void;
   /** After an edit of the session (views/inputs.ts). */
   edited: (ok: boolean, change?: Change) => void;
 }
@@ -125,7 +121,7 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
   const grids = h('div', { class: 'own-grids' }), slot = h('div', { class: 'weights-slot' });
   panel.insertBefore(grids, panel.querySelector('[data-slot="tensors"]'));
   panel.append(slot);
-  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit, onData: o.onData }));
+  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit }));
   let shown: unknown = undefined;
   const draw = () => {
     shown = session.trace;

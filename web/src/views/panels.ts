@@ -114,8 +114,6 @@ export interface TensorsPanelOptions {
   invalid: ReadonlyMap<string, string>;
   onResize: (dim: DimName, n: number) => void;
   onEdit: (name: string, path: number[], text: string) => void;
-  /** A matrix pasted or a file dropped on grid `name` (paste.ts). */
-  onData: (name: string, data: string | File) => void;
 }
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
@@ -142,7 +140,6 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
     editors.append(h('div', { class: 'editor-box' }, tensorEditor({
       name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
-      onData: (data) => o.onData(name, data),
     }), errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
