@@ -9,7 +9,7 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { Session, hasExact, setRegistry } from './state';
+import { EditHistory, Session, hasExact, setRegistry, sliceSizes, traits, type Snapshot } from './state';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -19,12 +19,14 @@ import { clone } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
-import { UrlSync, openingPreset } from './url-sync';
+import { UrlSync, openingPreset, openingPrefs, remember } from './url-sync';
+import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
+import { dataHook } from './views/grid-editor';
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
@@ -59,6 +61,10 @@ export class AttentionPlayground extends HTMLElement {
   #chapter: ChapterViews | null = null;
   /** The results' sections opened or closed by the user (by controls word), until another preset. */
   #open = new Map<string, boolean>();
+  /** Undo and redo (issue 15); with sync-hash each entry is a browser entry too, marked with this
+   * element's id (an entry of an earlier load of the page is read from its hash instead). */
+  readonly #history = new EditHistory();
+  readonly #historyId = Math.random().toString(36).slice(2);
 
   constructor() {
     super();
@@ -68,6 +74,16 @@ export class AttentionPlayground extends HTMLElement {
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
     explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
+    dataHook(this.#root, (name, data) => this.#paste(name, data));  // paste.ts, lazy
+    // Ctrl+Z undo, Ctrl+Shift+Z and Ctrl+Y redo (the JSON editor keeps its own text undo)
+    this.#root.addEventListener('keydown', (ev) => {
+      const e = ev as KeyboardEvent;
+      const k = (e.key ?? '').toLowerCase();
+      const redo = (k === 'z' && e.shiftKey) || (k === 'y' && !e.shiftKey);
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || (k !== 'z' && !redo) || (e.target as HTMLElement).tagName === 'TEXTAREA') return;
+      e.preventDefault();
+      this.#step(redo ? 1 : -1);
+    });
     // toggle does not bubble: caught on its way down
     this.#root.addEventListener('toggle', (e) => {
       const d = e.target as HTMLElement;
@@ -127,11 +143,13 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** SPEC §1: the trace as JSON, or trace field `field`'s map at the shown (b, h) as CSV, SVG or
-   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk). */
-  async export(kind: string, field?: string): Promise<Blob> {
+   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk);
+   * `{slices: "all"}`: the CSV of every (b, h) slice. */
+  async export(kind: string, field?: string, options?: { slices?: 'all' | 'shown' }): Promise<Blob> {
     await this.ready;
     const s = this.#session!;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
+    const all = kind === 'csv' && options?.slices === 'all' ? sliceSizes(s.traced, s.trace) : null;
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario, all);
   }
 
   /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the
@@ -159,6 +177,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#started = true;
     // the first-load module where it runs the first scenario (engine/compute.ts): a third of the
     // bytes; a page that opens on a preset it does not run fetches the whole module alone
+    if (this.hasAttribute('sync-hash')) openingPrefs(this);  // the link's, remembered or the browser's language and theme
     const preset = openingPreset(this);
     Promise.all([getEngine({ first: preset === null || firstRunsPreset(preset) }), loadLanguage(this.#lang)]).then(
       ([engine]) => this.#start(engine),
@@ -192,7 +211,19 @@ export class AttentionPlayground extends HTMLElement {
     if (this.hasAttribute('sync-hash')) {
       this.#url = new UrlSync(session, { preset: (name) => this.#loadPreset(name, 'hash'),
         applying: () => { this.#reported = null; }, whole: () => this.#renderWhole('hash'), fallback: () => this.#presetWithError(),
-        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); } });
+        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); },
+        prefs: () => prefsTail(this.#lang, this.getAttribute('theme') ?? 'light') });
+    }
+    if (this.#url) {
+      // Back and Forward between this element's entries: the entry's state, not its hash, applied
+      window.addEventListener('popstate', (e) => {
+        const mark = (e.state as { attnplay?: { id: string; i: number } } | null)?.attnplay;
+        const snap = mark?.id === this.#historyId ? this.#history.go(mark.i) : null;
+        if (!snap) return;  // not ours: the hashchange that follows reads the hash
+        this.#url!.skip(location.hash);
+        this.#restore(snap);
+      });
+      this.#url.entry(this.#mark(), false);  // the entry this load opens on is entry 0
     }
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
@@ -206,6 +237,7 @@ export class AttentionPlayground extends HTMLElement {
     if (name === 'preset' && value) this.#loadPreset(value, 'attribute');
     else if (name === 'scenario' && value) this.#scenarioText(value, 'attribute');
     else if (name === 'lang') void loadLanguage(this.#lang).then(() => this.#renderAll());  // never drawn half-translated
+    if (name === 'lang' || name === 'theme') this.#url?.write();  // the link keeps them
     else if (name === 'controls') this.#renderAll();
   }
 
@@ -285,7 +317,64 @@ export class AttentionPlayground extends HTMLElement {
     this.#dispatchTrace();
   }
 
+  /** Undo (-1) or redo (+1); on index.html through the browser's history (Back, Forward). */
+  #step(step: number): void {
+    if (!this.#session || !this.#history.can(step)) return;
+    const mark = (history.state as { attnplay?: { id: string } } | null)?.attnplay;
+    if (this.#url && mark?.id === this.#historyId) {
+      history.go(step);  // popstate restores the entry
+      return;
+    }
+    const snap = this.#history.move(step);
+    if (snap) this.#restore(snap);
+  }
+
+  #restore(snap: Snapshot): void {
+    const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
+    this.#url?.replaced();
+    this.#reported = null;
+    this.#session!.restore(snap);
+    this.#renderWhole('history');
+    if (focused) this.#refocus(focused);  // drawn anew: the focus (and the next Ctrl+Z) stays where it was
+  }
+
+  /** A matrix pasted or a file dropped on grid `name`: q, k, v as the shown (b, h) slice, an own
+   * (B, L, d) grid as batch item b, or whole (paste.ts). */
+  #paste(name: string, data: string | File): void {
+    const s = this.#session;
+    if (!s) return;
+    const own = traits(s.scenario).grids !== undefined;
+    void load('paste').then((m) => m.pasteInto(s, { name, title: own ? name : name.toUpperCase(), b: s.b, h: own ? null : s.h }, data))
+      .then((ok) => this.#update(ok ? 'inputs' : 'errors'));
+  }
+
+  /** Reset: the preset as it comes (an edit: undo brings the changes back). */
+  #reset(): void {
+    if (this.#session?.preset) this.#loadPreset(this.#session.preset, 'control');
+  }
+
+  /** The state after a change into the undo history: an edit (a control, a paste, the API, the
+   * JSON) is an entry (a number typed into one field within a second, one entry), anything else
+   * (the first scenario, a link, a redraw, an undo) is the entry shown. Keeps references only. */
+  #record(source: string): void {
+    const s = this.#session!;
+    const snap: Snapshot = { scenario: s.scenario, preset: s.preset, modified: s.modified };
+    if (source !== 'control' && source !== 'api' && source !== 'json' && source !== 'attribute') {
+      this.#history.replace(snap);
+      return;
+    }
+    const active = this.#root.activeElement as HTMLElement | null;
+    const key = active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA') ? active.dataset.key ?? '' : '';
+    if (this.#history.record(snap, key)) this.#url?.entry(this.#mark());
+  }
+
+  /** The browser entry's state for the undo entry shown. */
+  #mark(): unknown {
+    return { attnplay: { id: this.#historyId, i: Math.max(0, this.#history.at) } };
+  }
+
   #afterChange(source: string): void {
+    this.#record(source);
     if (source === 'control' || source === 'api') this.#url?.edited();
     this.#renderErrors();
     if (source !== 'json') fillJson(this.#root, this.#session!);
@@ -314,7 +403,10 @@ export class AttentionPlayground extends HTMLElement {
       probPanel: algorithm(session.scenario.algorithm)?.panelView !== undefined,
       pitfallsOpen: this.#pitfallsOpen, onPitfallsOpen: (open) => { this.#pitfallsOpen = open; },
       update: (change, from) => this.#update(change, from), showErrors: () => this.#renderErrors(),
-      onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l),
+      onPreset: (name) => this.#loadPreset(name, 'control'), onReset: () => this.#reset(),
+      onLang: (l) => { if (this.#url) remember('lang', l); this.setAttribute('lang', l); },
+      theme: this.#url ? this.getAttribute('theme') ?? 'auto' : null,
+      onTheme: (th) => { remember('theme', th); this.setAttribute('theme', th); },
       onCopyLink: this.#url ? (button) => void this.#url!.copyLink(button, this.#lang, this.#root) : null,
       onSlice: () => { this.#renderInputs('slice'); this.#renderOutputs(); } });
   }
@@ -381,8 +473,7 @@ export class AttentionPlayground extends HTMLElement {
       const v = own?.panelView;
       render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
-    const modified = this.#root.querySelector<HTMLElement>('.modified');
-    if (modified) modified.hidden = !(session.preset && session.modified);
+    for (const el of this.#root.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]')) el.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }

@@ -11,3 +11,4 @@ export * from './approx';
 export * from './sparse';
 export * from './performer';
 export * from './chapter';
+export * from './history';

@@ -3,7 +3,7 @@
 // (b, h) slice shown. Every action edits the scenario through the property table and recomputes
 // with the engine; the element renders what results. What runs off the main thread (the sweep, a
 // training, a long run) is its BackgroundRuns' (runs.ts).
-import { clone, parseNumber } from '../format';
+import { clone, notANumber, parseNumber } from '../format';
 import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type GivenIndexKey, type PitfallComparison } from './prob';
@@ -134,6 +134,12 @@ export class Session {
     this.jsonError = null;
     this.#recompute();
     return values;
+  }
+
+  /** An entry of the undo history (state/history.ts): its scenario, preset and modified mark. */
+  restore(snap: { scenario: Scenario; preset: string; modified: boolean }): void {
+    this.replace(snap.scenario, snap.preset);
+    this.modified = snap.modified;
   }
 
   /** Returns false (and names the problem) when the core has no such preset. */
@@ -313,7 +319,7 @@ export class Session {
   #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void): boolean {
     const n = parseNumber(text);
     if (n === null || (count && (!Number.isInteger(n) || n < 0))) {
-      this.invalid.set(key, `${key}: expected ${count ? 'an integer ≥ 0' : 'a number'}, got "${text}"`);
+      this.invalid.set(key, n === null ? notANumber(key, text, count ? 'an integer ≥ 0' : 'a number') : `${key}: expected an integer ≥ 0, got "${text}"`);
       return false;
     }
     this.invalid.delete(key);

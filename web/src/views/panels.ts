@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { range } from '../format';
 import type { Preset, Scenario } from '../engine/compute';
-import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
+import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
@@ -20,7 +20,12 @@ export interface PresetBarOptions {
   modified: boolean;
   lang: Lang;
   onPreset: (name: string) => void;
+  /** Reset (shown while the preset is modified): the preset as it comes. */
+  onReset: () => void;
   onLang: (lang: Lang) => void;
+  /** The theme switch's value (auto, light, dark; index.html only); null: no switch. */
+  theme: string | null;
+  onTheme: (theme: string) => void;
   /** The "Copy link" button's click (index.html only: sync-hash); null: no button. */
   onCopyLink: ((button: HTMLElement) => void) | null;
 }
@@ -36,6 +41,9 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
     // its name is what it shows (in the language it names); "Language" is its tooltip
     text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { lang: lang === 'zh' ? 'en' : 'zh', title: t(lang, 'language') } });
   langButton.addEventListener('click', () => o.onLang(lang === 'zh' ? 'en' : 'zh'));
+  const theme = o.theme === null ? null : h('select', { dataset: { key: 'theme' }, attrs: { 'aria-label': t(lang, 'theme'), title: t(lang, 'theme') } },
+    ...THEMES.map((th) => h('option', { value: th, selected: th === o.theme, text: t(lang, `theme_${th}`) })));
+  theme?.addEventListener('change', () => o.onTheme(theme.value));
   const copy = o.onCopyLink && h('button', { type: 'button', dataset: { key: 'copy-link' }, text: t(lang, 'copyLink'),
     attrs: { title: t(lang, 'copyLinkHelp') } });
   copy?.addEventListener('click', () => o.onCopyLink!(copy));
@@ -43,7 +51,9 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
   return [h('div', { class: 'top-row' },
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
-    h('span', { class: 'spacer' }), copy, langButton),
+    h('button', { type: 'button', dataset: { key: 'reset' }, hidden: !(o.preset && o.modified), text: t(lang, 'reset'),
+      attrs: { title: t(lang, 'resetHelp') }, on: { click: o.onReset } }),
+    h('span', { class: 'spacer' }), copy, theme, langButton),
   ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
 
