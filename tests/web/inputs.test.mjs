@@ -199,13 +199,19 @@ test('self-attention: q = k = v is one grid X, an edit changes all three; untied
   assert.deepEqual(trace.context, want.context);
   const sc = trace.scores[0][0];
   for (let i = 0; i < sc.length; i++) for (let j = 0; j < sc.length; j++) assert.equal(sc[i][j], sc[j][i], 'X Xᵀ stays symmetric');
+  // the explain panel lights a score's operands, q row 1 and k row 2, both in X's grid
+  await el().locator('figure[data-field="scores"] td[data-index="0,0,1,2"]').first().hover();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('figure.editor .xp-operand').length > 0);
+  const lit = await el().locator('figure.editor td.xp-operand input').evaluateAll((is) => is.map((i) => i.dataset.key).sort());
+  assert.deepEqual(lit, ['q[0][1][0][0]', 'q[0][1][0][1]', 'q[0][2][0][0]', 'q[0][2][0][1]']);
   // untied: three grids, an edit of q leaves k and v
   await input('tie-qkv').uncheck();
   await el().locator('.panel-tensors input[data-key="k[0][0][0][0]"]').waitFor();
   await type('q[0][2][0][1]', '7');
   s = await scenarioOf(page);
   assert.deepEqual([s.q[0][2][0][1], s.k[0][2][0][1], s.v[0][2][0][1]], [7, 1, 1]);
-  assert.equal(await input('tie-qkv').count(), 0, 'q, k and v differ: nothing to tie');
+  assert.equal(await input('tie-qkv').isChecked(), false, 'untied');
+  assert.equal(await el().locator('.panel-tensors input[data-key="k[0][2][0][1]"]').inputValue(), '1');
 });
 
 test('no console errors, page errors or CSP violations', () => {

@@ -109,11 +109,8 @@ export interface TensorsPanelOptions {
   onTie?: (tied: boolean) => void;
 }
 
-/** Self-attention's words (the tie of q, k and v). */
-const TIE = {
-  x: { en: 'X (queries = keys = values)', zh: 'X（查询 = 键 = 值）' },
-  tie: { en: 'q = k = v: one tensor X (self-attention); an edit changes all three', zh: 'q = k = v：同一个张量 X（自注意力）；编辑一处即同时修改三者' },
-};
+/** Self-attention's tie of q, k and v (short: the first load). */
+const TIE = { en: 'one tensor X: an edit changes q, k and v', zh: '同一个张量 X：编辑即同时修改 q、k、v' };
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
 export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
@@ -138,14 +135,16 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   tieBox?.addEventListener('change', () => o.onTie!(tieBox.checked));
   for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined || (o.tied && (name === 'k' || name === 'v'))) continue;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
-      name, title: o.tied && name === 'q' ? TIE.x[lang] : PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
+    const grid = tensorEditor({
+      name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
-    }), errorSlot(name)));
+    });
+    if (o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
+    editors.append(h('div', { class: 'editor-box' }, grid, errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
     tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }),
-    tieBox ? h('label', { class: 'help tie' }, tieBox, ' ', TIE.tie[lang]) : null, editors, errorSlot('tensors')];
+    tieBox ? h('label', { class: 'help tie' }, tieBox, ' ', TIE[lang]) : null, editors, errorSlot('tensors')];
 }
 
 
