@@ -54,6 +54,15 @@ test('Bahdanau: the quick preset trains in a worker; the loss points are the tra
   assert.match(await textOf(view('train-status')), /in a worker/);
   await assertCells(el(), 'heldout_weights', expected.heldout_weights);
   assert.equal(await view('predicted').getAttribute('data-value'), expected.predicted.join(' '));
+  // the trained weights (trace trained_weights): each parameter's name, torch's shape and mean |w|
+  const shape = (t) => (Array.isArray(t) ? [t.length, ...shape(t[0])] : []);
+  const rows = await view('trained_weights').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), Object.keys(expected.trained_weights));
+  assert.deepEqual(rows.map((r) => r[1]), Object.values(expected.trained_weights).map((t) => `(${shape(t).join(', ')})`));
+  await view('trained_weights').locator('button').click();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot
+    .querySelector('[data-field="trained_weights"] [role="status"]').textContent !== '');
+  assert.match(await textOf(view('trained_weights').locator('[role="status"]')), /copied|trained_weights\.json/);
 });
 
 test('Bahdanau: default training (train: {}) in the page equals the core; the held-out weights find the anti-diagonal', async () => {

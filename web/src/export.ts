@@ -378,9 +378,20 @@ const COPY_TEXT = {
   saved: { en: 'the clipboard is not available: saved as', zh: '剪贴板不可用：已保存为' },
 } as const;
 
-/** The page's "Copy as PyTorch" button: the snippet onto the clipboard or, where the clipboard is
- * not available or refused, downloaded as attention-<algorithm>.py; the outcome (or the error) in
- * `status` (a role=status element). */
+/** `text` onto the clipboard or, where the clipboard is not available or refused, downloaded as
+ * `name`; the outcome in `status` (a role=status element). */
+export async function copyOrSave(text: string, name: string, type: string, lang: Lang, parent: Node, status: HTMLElement): Promise<void> {
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(text);
+    status.textContent = COPY_TEXT.copied[lang];
+  } catch {
+    saveBlob(new Blob([text], { type }), name, parent);
+    status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
+  }
+}
+
+/** The page's "Copy as PyTorch" button: the snippet (copyOrSave: attention-<algorithm>.py). */
 export async function copyPytorch(trace: Trace, scenario: Record<string, unknown> | null, lang: Lang, parent: Node, status: HTMLElement): Promise<void> {
   status.textContent = '';
   let text: string;
@@ -390,13 +401,5 @@ export async function copyPytorch(trace: Trace, scenario: Record<string, unknown
     status.textContent = e instanceof Error ? e.message : String(e);
     return;
   }
-  try {
-    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
-    await navigator.clipboard.writeText(text);
-    status.textContent = COPY_TEXT.copied[lang];
-  } catch {
-    const name = `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`;
-    saveBlob(new Blob([text], { type: 'text/x-python' }), name, parent);
-    status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
-  }
+  await copyOrSave(text, `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`, 'text/x-python', lang, parent, status);
 }

@@ -172,3 +172,16 @@ export function sameShape(a: Scenario, b: Scenario): boolean {
   const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
   return rest(a) === rest(b);
 }
+
+/** Self-attention (the self-attention preset): q, k and v all there and equal, one tensor X. */
+export function qkvEqual(s: Scenario): boolean {
+  return Array.isArray(s.q) && same(s.q, s.k) && same(s.q, s.v);
+}
+
+/** Two nested arrays equal, value by value (stops at the first difference: no copy per edit). */
+function same(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  return true;
+}

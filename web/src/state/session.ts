@@ -7,7 +7,7 @@ import { clone, notANumber, parseNumber } from '../format';
 import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type GivenIndexKey, type PitfallComparison } from './prob';
-import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
+import { fitSharedKeys, get, lensDimensions, qkvEqual, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
@@ -34,6 +34,9 @@ function editCopy(s: Scenario): Scenario {
   }
   return out;
 }
+
+/** The tensors self-attention ties into one X. */
+const QKV = ['q', 'k', 'v'];
 
 export class Session {
   scenario: Scenario = {};
@@ -126,6 +129,7 @@ export class Session {
     this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;
+    this.tiedQKV = true;
     this.modified = false;
     this.b = 0;
     this.h = 0;
@@ -234,9 +238,15 @@ export class Session {
     return this.#stash[key];
   }
 
+  /** Self-attention: while q, k and v are equal they are one tensor X (one grid; an edit of a cell
+   * edits the three) unless the learner unties them (views/panels.ts). */
+  tiedQKV = true;
+  get tied(): boolean { return this.tiedQKV && qkvEqual(this.scenario); }
+
   /** Text typed into a tensor's cell. Returns false when it is no number (kept as the cell's error). */
   editCell(name: string, path: number[], text: string): boolean {
-    return this.#typed(pathText(name, path), text, false, (s, n) => { s[name] = setIn(s[name], path, n); });
+    const names = this.tied && QKV.includes(name) ? QKV : [name];
+    return this.#typed(pathText(name, path), text, false, (s, n) => { for (const f of names) s[f] = setIn(s[f], path, n); });
   }
 
   /** Text typed into a valid_lens cell (an integer ≥ 0). */

@@ -104,7 +104,8 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
     tensors.hidden = tr.tensors.length === 0 && !tr.grids;
     const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit }).filter((x) => x !== null));
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit,
+      tied: session.tied, onTie: (tie) => { session.tiedQKV = tie; o.update('inputs'); } }).filter((x) => x !== null));
     own.delete(root);
     if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
       const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));

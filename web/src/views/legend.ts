@@ -34,6 +34,13 @@ function swatch(cls: string, text: string): HTMLElement {
   return sw;
 }
 
+/** The categories (distinct integers) of a map, in order. */
+function categoriesOf(values: unknown[][]): number[] {
+  const seen = new Set<number>();
+  for (const row of values) for (const v of row) if (typeof v === 'number') seen.add(v);
+  return [...seen].sort((a, b) => a - b);
+}
+
 /** The map's range as the legend writes it (export.ts too): "min −1.2 · max 3". */
 export const rangeText = (lang: Lang, [lo, hi]: [number, number]): string => `${t(lang, 'min')} ${fmt(lo)} · ${t(lang, 'max')} ${fmt(hi)}`;
 
@@ -46,7 +53,8 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean
   const domain = domainOf(o.color, o.values, compact, o.extent);
   const span = spanOf(o.values);
   const masked = anyMasked(o, rows, cols);
-  const key = `${o.lang}|${o.color}|${domain}|${span}|${masked}`;
+  const categories = o.color === 'category' ? categoriesOf(o.values) : [];
+  const key = `${o.lang}|${o.color}|${domain}|${span}|${masked}|${categories}|${o.category}`;
   if (SHOWN.get(box) === key) return;
   SHOWN.set(box, key);
   const color = colorFor(o.color, o.values, compact, o.extent);
@@ -62,6 +70,13 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean
     const scale = h('span', { class: 'lg-scale', attrs: { role: 'img', 'aria-label': `${t(o.lang, 'colourScale')} ${ticks.join(' … ')}` } }, ramp, tickRow);
     scale.style.cssText = 'display:grid;width:min(120px,100%)';
     parts.push(scale);
+  } else if (o.color === 'category') {  // one swatch per category the map holds
+    for (const v of categories) {
+      const bg = color(v)!, sw = swatch('', '');
+      sw.style.background = bg;
+      sw.style.color = textColorOf(bg);
+      parts.push(h('span', { dataset: { category: String(v) } }, sw, `${o.category ?? ''} ${v}`.trim()));
+    }
   } else if (o.color === 'bool') {
     for (const v of [true, false]) {
       const bg = color(v)!, sw = swatch('', fmt(v));

@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { range } from '../format';
 import type { Preset, Scenario } from '../engine/compute';
-import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, traits, type DimName } from '../state';
+import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, qkvEqual, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
@@ -114,7 +114,13 @@ export interface TensorsPanelOptions {
   invalid: ReadonlyMap<string, string>;
   onResize: (dim: DimName, n: number) => void;
   onEdit: (name: string, path: number[], text: string) => void;
+  /** q = k = v shown as one X (Session.tied); `onTie` ties or unties them. */
+  tied?: boolean;
+  onTie?: (tied: boolean) => void;
 }
+
+/** Self-attention's tie of q, k and v (short: the first load). */
+const TIE = { en: 'one tensor X: an edit changes q, k and v', zh: '同一个张量 X：编辑即同时修改 q、k、v' };
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
 export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
@@ -135,15 +141,20 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   }
   const editors = h('div', { class: 'editors' });
   // an algorithm's own inputs (multihead's) are views/own-inputs.ts's
+  const tieBox = o.onTie && (o.tied || qkvEqual(s)) ? h('input', { type: 'checkbox', checked: !!o.tied, dataset: { key: 'tie-qkv' } }) : null;
+  tieBox?.addEventListener('change', () => o.onTie!(tieBox.checked));
   for (const name of tr.grids ? [] : tr.tensors) {
-    if (s[name] === undefined) continue;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
-      name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
+    if (s[name] === undefined || (o.tied && (name === 'k' || name === 'v'))) continue;
+    const grid = tensorEditor({
+      name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
-    }), errorSlot(name)));
+    });
+    if (o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
+    editors.append(h('div', { class: 'editor-box' }, grid, errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
-    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
+    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }),
+    tieBox ? h('label', { class: 'help tie' }, tieBox, ' ', TIE[lang]) : null, editors, errorSlot('tensors')];
 }
 
 
