@@ -32,7 +32,7 @@ export type Scenario = Record<string, unknown>;
 export type Trace = Record<string, unknown> & {
   algorithm: string;
   shapes: Record<string, number[]>;
-  cost?: { dot_products: number; dense_dot_products: number; flops: number };
+  cost?: { dot_products: number; dense_dot_products: number; flops: number; kv_cache_numbers?: number };
   warnings?: string[];
 };
 /** A preset; its scenario and description are missing until the whole module is loaded where the first-load

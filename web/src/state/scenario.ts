@@ -121,6 +121,9 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
   };
   const tr = traits(s);
   if (tr.grids) axes[dim] = tr.grids.flatMap((g) => g.axes.flatMap((a, i) => (a === dim ? [[g.key, i] as [string, number]] : [])));
+  // GQA/MQA (k and v with H_kv < H heads, issue 16): q alone takes the new H while k's heads still divide it
+  const Hk = shapeOf(s.k)[2];
+  if (dim === 'H' && Hk !== undefined && Hk < d.H && n % Hk === 0) axes.H = [['q', 2]];
   for (const [name, axis] of axes[dim]) if (s[name] !== undefined) s[name] = resizeAxis(s[name], axis, n);
   // given weights whose columns are this width follow it (new columns 0)
   const w = s.weights as Scenario | undefined, follows = tr.weights?.follow?.[dim];

@@ -2,7 +2,7 @@
 // tensors with their size bar, the (b, h) selectors, ProbAttention's controls and the scenario
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
-import { range } from '../format';
+import { range, shapeOf } from '../format';
 import type { Preset, Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, qkvEqual, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
@@ -122,6 +122,13 @@ export interface TensorsPanelOptions {
 /** Self-attention's tie of q, k and v (short: the first load). */
 const TIE = { en: 'one tensor X: an edit changes q, k and v', zh: '同一个张量 X：编辑即同时修改 q、k、v' };
 
+/** The head of `name` that query head h reads: GQA/MQA's k and v have H_kv heads, query head h
+ * reads kv head h // (H / H_kv) (issue 16); otherwise h. */
+function headOf(s: Scenario, name: string, hq: number): number {
+  const H = shapeOf(s.q)[2] ?? 1, Hk = shapeOf(s[name])[2] ?? H;
+  return name === 'q' || Hk >= H || H % Hk !== 0 ? hq : Math.floor(hq / (H / Hk));
+}
+
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
 export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const { lang } = o;
@@ -146,7 +153,7 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined || (o.tied && (name === 'k' || name === 'v'))) continue;
     const grid = tensorEditor({
-      name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
+      name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: headOf(s, name, o.h), rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
     });
     if (o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
