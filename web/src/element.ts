@@ -9,7 +9,8 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { EditHistory, Session, hasExact, setRegistry, sliceSizes, traits, type Snapshot } from './state';
+import { Session, hasExact, setRegistry, sliceSizes } from './state';
+import type { Recorded, Snapshot, Undo } from './undo';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -26,7 +27,6 @@ import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
-import { dataHook } from './views/grid-editor';
 
 export class AttentionPlayground extends HTMLElement {
   static get observedAttributes(): string[] {
@@ -61,10 +61,10 @@ export class AttentionPlayground extends HTMLElement {
   #chapter: ChapterViews | null = null;
   /** The results' sections opened or closed by the user (by controls word), until another preset. */
   #open = new Map<string, boolean>();
-  /** Undo and redo (issue 15); with sync-hash each entry is a browser entry too, marked with this
-   * element's id (an entry of an earlier load of the page is read from its hash instead). */
-  readonly #history = new EditHistory();
-  readonly #historyId = Math.random().toString(36).slice(2);
+  /** Undo and redo, Back and Forward, paste and drop (issue 15; undo.ts, loaded after the first
+   * trace); the states recorded until then. */
+  #undo: Undo | null = null;
+  #queued: Recorded[] = [];
 
   constructor() {
     super();
@@ -74,16 +74,6 @@ export class AttentionPlayground extends HTMLElement {
     this.#app = h('div', { class: 'app' }, h('p', { class: 'loading', text: t(this.#lang, 'loading') }));
     this.#root.append(this.#app);
     explainHook(this.#root);  // a cell hovered, focused or tapped explains itself (views/explain-panel.ts, lazy)
-    dataHook(this.#root, (name, data) => this.#paste(name, data));  // paste.ts, lazy
-    // Ctrl+Z undo, Ctrl+Shift+Z and Ctrl+Y redo (the JSON editor keeps its own text undo)
-    this.#root.addEventListener('keydown', (ev) => {
-      const e = ev as KeyboardEvent;
-      const k = (e.key ?? '').toLowerCase();
-      const redo = (k === 'z' && e.shiftKey) || (k === 'y' && !e.shiftKey);
-      if (!(e.ctrlKey || e.metaKey) || e.altKey || (k !== 'z' && !redo) || (e.target as HTMLElement).tagName === 'TEXTAREA') return;
-      e.preventDefault();
-      this.#step(redo ? 1 : -1);
-    });
     // toggle does not bubble: caught on its way down
     this.#root.addEventListener('toggle', (e) => {
       const d = e.target as HTMLElement;
@@ -214,17 +204,14 @@ export class AttentionPlayground extends HTMLElement {
         failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); },
         prefs: () => prefsTail(this.#lang, this.getAttribute('theme') ?? 'light') });
     }
-    if (this.#url) {
-      // Back and Forward between this element's entries: the entry's state, not its hash, applied
-      window.addEventListener('popstate', (e) => {
-        const mark = (e.state as { attnplay?: { id: string; i: number } } | null)?.attnplay;
-        const snap = mark?.id === this.#historyId ? this.#history.go(mark.i) : null;
-        if (!snap) return;  // not ours: the hashchange that follows reads the hash
-        this.#url!.skip(location.hash);
-        this.#restore(snap);
-      });
-      this.#url.entry(this.#mark(), false);  // the entry this load opens on is entry 0
-    }
+    const attach = () => {  // once the first trace is shown (lazy.ts holds it until then)
+      const m = need('undo', attach);
+      if (!m || this.#undo) return;
+      this.#undo = new m.Undo({ root: this.#root, url: this.#url, session: this.#session!, restore: (snap) => this.#restore(snap),
+        update: (ok) => this.#update(ok ? 'inputs' : 'errors') }, this.#queued);
+      this.#queued = [];
+    };
+    attach();
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
     // the other views' modules, in the background once the first trace is shown
@@ -317,18 +304,6 @@ export class AttentionPlayground extends HTMLElement {
     this.#dispatchTrace();
   }
 
-  /** Undo (-1) or redo (+1); on index.html through the browser's history (Back, Forward). */
-  #step(step: number): void {
-    if (!this.#session || !this.#history.can(step)) return;
-    const mark = (history.state as { attnplay?: { id: string } } | null)?.attnplay;
-    if (this.#url && mark?.id === this.#historyId) {
-      history.go(step);  // popstate restores the entry
-      return;
-    }
-    const snap = this.#history.move(step);
-    if (snap) this.#restore(snap);
-  }
-
   #restore(snap: Snapshot): void {
     const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
     this.#url?.replaced();
@@ -338,39 +313,22 @@ export class AttentionPlayground extends HTMLElement {
     if (focused) this.#refocus(focused);  // drawn anew: the focus (and the next Ctrl+Z) stays where it was
   }
 
-  /** A matrix pasted or a file dropped on grid `name`: q, k, v as the shown (b, h) slice, an own
-   * (B, L, d) grid as batch item b, or whole (paste.ts). */
-  #paste(name: string, data: string | File): void {
-    const s = this.#session;
-    if (!s) return;
-    const own = traits(s.scenario).grids !== undefined;
-    void load('paste').then((m) => m.pasteInto(s, { name, title: own ? name : name.toUpperCase(), b: s.b, h: own ? null : s.h }, data))
-      .then((ok) => this.#update(ok ? 'inputs' : 'errors'));
-  }
-
   /** Reset: the preset as it comes (an edit: undo brings the changes back). */
   #reset(): void {
     if (this.#session?.preset) this.#loadPreset(this.#session.preset, 'control');
   }
 
-  /** The state after a change into the undo history: an edit (a control, a paste, the API, the
-   * JSON) is an entry (a number typed into one field within a second, one entry), anything else
-   * (the first scenario, a link, a redraw, an undo) is the entry shown. Keeps references only. */
+  /** The state after a change into the undo history (undo.ts): an edit (a control, a paste, the
+   * API, the JSON; a number typed into one field within a second is one entry), or the state shown
+   * (the first scenario, a link, a redraw, an undo). References only. */
   #record(source: string): void {
     const s = this.#session!;
-    const snap: Snapshot = { scenario: s.scenario, preset: s.preset, modified: s.modified };
-    if (source !== 'control' && source !== 'api' && source !== 'json' && source !== 'attribute') {
-      this.#history.replace(snap);
-      return;
-    }
     const active = this.#root.activeElement as HTMLElement | null;
-    const key = active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA') ? active.dataset.key ?? '' : '';
-    if (this.#history.record(snap, key)) this.#url?.entry(this.#mark());
-  }
-
-  /** The browser entry's state for the undo entry shown. */
-  #mark(): unknown {
-    return { attnplay: { id: this.#historyId, i: Math.max(0, this.#history.at) } };
+    const r: Recorded = { snap: { scenario: s.scenario, preset: s.preset, modified: s.modified },
+      key: active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA') ? active.dataset.key ?? '' : '',
+      edit: source === 'control' || source === 'api' || source === 'json' || source === 'attribute', time: performance.now() };
+    if (this.#undo) this.#undo.record(r);
+    else if (this.#queued.push(r) > 50) this.#queued.shift();
   }
 
   #afterChange(source: string): void {

@@ -56,8 +56,7 @@ export const ZH: Record<Key, string> = {
   copyLinkHelp: '复制本页 URL：它保存了当前场景',
   theme: '主题',
   reset: '重置',
-  resetHelp: '恢复预设的原样（Ctrl+Z 可找回你的编辑）',
-  theme_auto: '自动（跟随系统）',
+  theme_auto: '自动',
   theme_light: '浅色',
   theme_dark: '深色',
   // ProbAttention

@@ -56,8 +56,7 @@ const EN = {
   copyLinkHelp: 'Copy the URL of this page: it holds the scenario',
   theme: 'Theme',
   reset: 'Reset',
-  resetHelp: 'Back to the preset as it comes (Ctrl+Z brings your edits back)',
-  theme_auto: 'Auto (system)',
+  theme_auto: 'Auto',
   theme_light: 'Light',
   theme_dark: 'Dark',
   // ProbAttention

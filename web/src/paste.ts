@@ -277,3 +277,35 @@ export async function pasteInto(session: Session, target: Target, data: string |
     return false;
   }
 }
+
+// ---- the grids' listeners ----
+
+/** One number pasted is the cell's own paste; anything else (lines, tabs, brackets, commas, two
+ * numbers) is a matrix for the grid. */
+const MATRIX_TEXT = /[\n\t[\],;]|\S\s+\S/;
+
+/** Every tensor grid of `root` takes a pasted matrix and a dropped file (one set of delegated
+ * listeners; paste.ts, lazy, reads them): `onData(tensor, text or file)`. Weights and the mask's
+ * grid do not. */
+export function dataHook(root: ShadowRoot, onData: (tensor: string, data: string | File) => void): void {
+  const gridOf = (e: Event) => {
+    const fig = (e.target as Element | null)?.closest?.<HTMLElement>('figure.editor[data-tensor]');
+    return fig && !fig.dataset.tensor!.includes('.') ? fig : null;
+  };
+  root.addEventListener('paste', (ev) => {
+    const e = ev as ClipboardEvent, fig = gridOf(e);
+    const text = e.clipboardData?.getData('text/plain') ?? '';
+    if (!fig || !MATRIX_TEXT.test(text.trim())) return;
+    e.preventDefault();
+    onData(fig.dataset.tensor!, text);
+  });
+  const drag = (ev: Event) => {
+    const e = ev as DragEvent, fig = gridOf(e);
+    if (!fig || !e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    fig.classList.toggle('drop-target', e.type === 'dragover');
+    const file = e.type === 'drop' ? e.dataTransfer.files[0] : undefined;
+    if (file) onData(fig.dataset.tensor!, file);
+  };
+  for (const type of ['dragover', 'dragleave', 'drop']) root.addEventListener(type, drag);
+}

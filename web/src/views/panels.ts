@@ -51,8 +51,7 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
   return [h('div', { class: 'top-row' },
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
-    h('button', { type: 'button', dataset: { key: 'reset' }, hidden: !(o.preset && o.modified), text: t(lang, 'reset'),
-      attrs: { title: t(lang, 'resetHelp') }, on: { click: o.onReset } }),
+    h('button', { type: 'button', dataset: { key: 'reset' }, hidden: !(o.preset && o.modified), text: t(lang, 'reset'), on: { click: o.onReset } }),
     h('span', { class: 'spacer' }), copy, theme, langButton),
   ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
