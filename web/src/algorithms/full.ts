@@ -14,6 +14,10 @@ const hasForms = (host: ViewHost) => {
   const s = host.session.scenario;
   return !!s.rope || !!s.alibi || maskKind(s) === 'sink' || shapeOf(s.k)[2] !== shapeOf(s.q)[2];
 };
+/** One deep dive (layout.ts section() names it by its data-field): the sparse patterns, the forms, or
+ * both under the sparse patterns' name. */
+const both = (sparse: HTMLElement | null, forms: HTMLElement | null) =>
+  sparse && forms ? h('div', { dataset: { field: 'sparse-view' } }, sparse, forms) : sparse ?? forms;
 const props: Prop[] = [
   { key: 'alibi', kind: 'bool', panel: 'options', label: { en: 'ALiBi', zh: 'ALiBi' }, applies: modern, optional: true, default: false,
     help: { en: 'scores − slope_h |i − j|', zh: '分数 − slope_h |i − j|' } },
@@ -30,7 +34,7 @@ export default {
   sparsePatterns: true,
   // the sparse patterns beside a local, atrous or strided mask; GQA, RoPE, ALiBi and sinks (views/modern.ts)
   view: view(() => Promise.all([import('../views/sparse'), import('../views/modern')]), (m, host, trace) => (m
-    ? h('div', null, m[0].sparseFor(host), m[1].modernFor(host, trace))
+    ? both(m[0].sparseFor(host), m[1].modernFor(host, trace))
     : h('p', { class: 'loading', text: t(host.lang, 'loading') })), { when: (host) => host.session.sparse !== null || hasForms(host) }),
   chapter: { views: (c, lang) => [c.scale(lang)] },
   measured: [{ name: 'full', fields: () => ({ algorithm: 'full' }) },

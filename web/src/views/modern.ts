@@ -117,10 +117,14 @@ export function hasModern(trace: Trace | null, scenario: Record<string, unknown>
   return trace.kv_head !== undefined || trace.rope_angles !== undefined || trace.bias !== undefined || mask.kind === 'sink';
 }
 
+const TITLE = { en: "Today's models' forms: GQA/MQA, RoPE, ALiBi, sinks", zh: '当今模型的注意力形式：GQA/MQA、RoPE、ALiBi、sink' };
+
 export function modernFor(host: ViewHost, trace: Trace): HTMLElement | null {
   const { session, lang } = host;
   const s = session.scenario as Record<string, unknown>;
   if (!hasModern(trace, s)) return null;
-  return host.memo('modern', [trace, session.b, session.h, lang], () => h('div', { class: 'modern-view', dataset: { view: 'modern' } },
+  // a named deep dive of its own (layout.ts section(): data-field and its h3)
+  return host.memo('modern', [trace, session.b, session.h, lang], () => h('div', { class: 'modern-view', dataset: { view: 'modern', field: 'modern-view' } },
+    h('h3', { text: TITLE[lang] }),
     gqa(trace, lang), rope(trace, s, lang), alibi(trace, lang), sinks(trace, s, session.b, session.h, lang)));
 }
