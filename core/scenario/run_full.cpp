@@ -82,13 +82,25 @@ std::vector<double> read_alibi(ScenarioContext& ctx, std::size_t H) {
 
 ModernForms read_modern_forms(ScenarioContext& ctx, const AttentionDims& d) {
   ModernForms m;
+#ifdef ATTNPLAY_FIRST_LOAD
+  // The page's first-load module leaves RoPE and ALiBi out (their sin, cos and pow are a fifth of
+  // its size); the page runs such scenarios on the whole module (engine/compute.ts needsWhole).
+  for (const char* form : {"rope", "alibi"})
+    if (ctx.fields.has(form)) throw InputError(ctx.fields.path_of(form), "needs the whole module (still loading)");
+#else
   m.rope = read_rope(ctx, d.L_Q, d.L_K, d.E);
   m.alibi_slopes = read_alibi(ctx, d.H);
+#endif
   return m;
 }
 
 Tensor apply_modern_forms(AttentionInputs& in, const ModernForms& m) {
+#ifdef ATTNPLAY_FIRST_LOAD
+  (void)in, (void)m;
+  return Tensor();
+#else
   return m.rope ? apply_rope(in.q, in.k, *m.rope) : Tensor();
+#endif
 }
 
 void add_modern_trace(Trace& trace, AttentionInputs&& in, const ModernForms& m, Tensor&& angles, TraceLevel level) {

@@ -391,7 +391,7 @@ export class Session {
   }
 
   #recompute(): void {
-    if (!this.#engine.has(String(this.scenario.algorithm))) {
+    if (!this.#engine.has(String(this.scenario.algorithm), this.scenario)) {
       // the page's first-load module does not run this algorithm (compute.ts): the last good trace
       // stays until the whole module is there, then the latest scenario runs
       this.#awaitWhole();
