@@ -18,6 +18,17 @@
 
 namespace attnplay {
 
+// modern-b (issue 16): declared here rather than in readers.hpp, so that adding them recompiles no
+// other reader (move into readers.hpp's list when convenient).
+Trace run_mla(ScenarioContext& ctx);
+Estimate estimate_mla(ScenarioContext& ctx);
+json mla_defaults();
+std::vector<Preset> mla_presets();
+Trace run_decode(ScenarioContext& ctx);
+Estimate estimate_decode(ScenarioContext& ctx);
+json decode_defaults();
+std::vector<Preset> decode_presets();
+
 #ifndef ATTNPLAY_FIRST_LOAD
 namespace {
 
@@ -100,6 +111,21 @@ const std::vector<AlgorithmEntry>& algorithms() {
        "(1 - lambda_init) (Differential Transformer, microsoft/unilm multihead_diffattn)"),
        ONLY_WHOLE(run_diff), ONLY_WHOLE(diff_presets),
        WHOLE_VALUE({"q", "k", "v"}), WHOLE_VALUE(any_mask()), ONLY_WHOLE(diff_defaults), ONLY_WHOLE(estimate_diff)},
+      // ---- modern-b (issue 16): mla, decode ----
+      {"mla", "Multi-head latent attention (DeepSeek MLA)", "多头潜在注意力(DeepSeek MLA)",
+       DESCRIPTION("keys and values from one cached latent per token (kv_lora_rank) plus a shared rotary key, per-head "
+       "up-projections; the absorbed path folds kv_b_proj into the query and output (Hugging Face DeepseekV3Attention, "
+       "DeepSeek-V3 inference attn_impl \"absorb\")"),
+       ONLY_WHOLE(run_mla), ONLY_WHOLE(mla_presets),
+       WHOLE_VALUE({}), WHOLE_VALUE(any_mask()), ONLY_WHOLE(mla_defaults), ONLY_WHOLE(estimate_mla)},
+      {"decode", "Decoding with a KV cache", "用 KV 缓存解码",
+       DESCRIPTION("the prompt at once (causal), then one position at a time: its key and value appended to the cache, "
+       "evicted past a window with sinks (StreamingLLM), its query over the cache; equal to full causal (or sink-masked) "
+       "attention (Hugging Face DynamicCache, StreamingLLM StartRecentKVCache)"),
+       ONLY_WHOLE(run_decode), ONLY_WHOLE(decode_presets),
+       WHOLE_VALUE({"q", "k", "v"}),
+       WHOLE_VALUE(no_mask("decode", "the cache decides which keys each step holds (cache.window, cache.sinks)")),
+       ONLY_WHOLE(decode_defaults), ONLY_WHOLE(estimate_decode)},
   };
   return table;
 }

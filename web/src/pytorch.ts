@@ -20,6 +20,8 @@ import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
 import PLAYGROUND_PY from '../../tests/fixtures/reference/playground.py?raw';
 import MODERN_PY from '../../tests/fixtures/reference/modern.py?raw';
+import DEEPSEEK_MLA_PY from '../../tests/fixtures/reference/deepseek_mla.py?raw';  // modern-b (issue 16)
+import DECODE_PY from '../../tests/fixtures/reference/decode.py?raw';  // modern-b (issue 16)
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -673,4 +675,63 @@ export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<strin
   lines.push("# ---- the scenario's inputs ----", ...s.inputs, '', '# ---- run ----', ...s.run, '',
     `print("${s.main}", tuple(${s.main}.shape))`, `print(${s.main})`);
   return lines.join('\n') + '\n';
+}
+
+// ---- modern-b (issue 16): mla ----
+const DEEPSEEK_MLA = `# MLA as Hugging Face transformers' DeepseekV3Attention computes it (eager) and DeepSeek-V3's absorbed
+# inference path, re-stated in tests/fixtures/reference/deepseek_mla.py (upstream commits and licenses there)
+` + snippet(DEEPSEEK_MLA_PY, 'deepseek_mla') + "\n";
+
+const MLA_WEIGHTS = ['q_a_proj.weight', 'q_a_layernorm.weight', 'q_b_proj.weight', 'q_proj.weight', 'kv_a_proj_with_mqa.weight',
+  'kv_a_layernorm.weight', 'kv_b_proj.weight', 'o_proj.weight'];
+
+export function mlaSnippet(scn: Dict, trace: Dict): Snippet {
+  const given = scn.weights as Dict | undefined;
+  const drawn = trace.state_dict as Dict | undefined;
+  if (!given && !drawn) fail('copy as PyTorch needs the trace\'s "state_dict" (the weights drawn from the seed): run the scenario with "trace": "full"');
+  const W = (given ?? drawn) as Dict;
+  const q = scn.q_lora_rank ?? null;
+  const inputs = [assign('x', scenarioTensor(scn, trace, 'x'), 'float64', '(B, L, d_model)'),
+    `num_heads, q_lora_rank, kv_lora_rank = ${Number(scn.num_heads)}, ${q === null ? 'None' : Number(q)}, ${Number(scn.kv_lora_rank)}`,
+    `qk_nope_head_dim, qk_rope_head_dim, v_head_dim = ${Number(scn.qk_nope_head_dim)}, ${Number(scn.qk_rope_head_dim)}, ${Number(scn.v_head_dim)}`,
+    `# DeepseekV3Attention.state_dict()${given ? '' : ": torch's default Linear inits and RMSNorm ones, as the playground drew them from the seed"}`,
+    'state = {}'];
+  for (const name of MLA_WEIGHTS) {
+    if (W[name] === undefined) continue;
+    inputs.push(`state[${JSON.stringify(name)}] = ${tensor(nested(W[name]) as Json, 'float64', ' '.repeat(name.length + 11))}`);
+  }
+  inputs.push('B, L, d_model = x.shape', 'L_Q = L_K = L', ...maskLines((scn.mask ?? { kind: 'causal' }) as Dict));
+  return {
+    source: "Hugging Face transformers' DeepseekV3Attention (its forward) and DeepSeek-V3's absorbed inference path (attn_impl \"absorb\")",
+    code: [MASK, DEEPSEEK_MLA], inputs, main: 'output',
+    run: ['attn = LatentAttention(d_model, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)',
+      'attn.load_state_dict(state)  # DeepseekV3Attention.state_dict() names',
+      ...(scn.scale !== undefined ? [`attn.scaling = ${pyNum(scn.scale as Json)}`] : []),
+      'attention_mask = torch.zeros(B, 1, L, L).masked_fill(~allowed[:, None], fill)  # additive, as the class takes it',
+      'with torch.no_grad():  # RoPE at positions 0..L-1',
+      '    output, attn_weights = latent_attention(attn, x, attention_mask)  # (B, L, d_model), (B, H, L, L)',
+      '    output_absorbed, latent, k_rope = latent_attention_absorbed(attn, x, attention_mask)',
+      'print((output - output_absorbed).abs().max())  # the two paths agree'],
+  };
+}
+
+// ---- modern-b (issue 16): decode ----
+export function decodeSnippet(scn: Dict, trace: Dict): Snippet {
+  const cache = (scn.cache ?? null) as Dict | null, rope = (scn.rope ?? null) as Dict | null;
+  const q = shapeOf(scenarioTensor(scn, trace, 'q'));
+  const inputs = qkv(scn, trace);
+  inputs.push('B, L, H, E = q.shape');
+  inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)');
+  inputs.push(`prompt = ${Number(trace.prompt ?? scn.prompt ?? Math.max(q[1] - 4, 1))}`,
+    cache ? `window, sinks = ${Number(cache.window)}, ${Number(cache.sinks ?? 0)}  # StreamingLLM: the first sinks + the last window` : 'window, sinks = None, 0  # keep every token',
+    `rope = ${rope ? pyValue(rope) : 'None'}`);
+  return {
+    source: "a KV-cache decoder (Hugging Face's DynamicLayer.update, StreamingLLM's StartRecentKVCache; Llama's repeat_kv and rotary embedding), re-stated in the playground's decode.py and modern.py",
+    code: [snippet(MODERN_PY, 'modern_forms') + '\n\n\n', snippet(DECODE_PY, 'decode') + '\n'], inputs, main: 'context',
+    run: ['# (B, L, H, E) -> (B, H, L, E), the layout the cache keeps',
+      'context, weights, steps = decode(q.permute(0, 2, 1, 3), k.permute(0, 2, 1, 3), v.permute(0, 2, 1, 3), scale, prompt, window, sinks, rope)',
+      'for t, (held, w) in enumerate(steps):',
+      '    print(f"step {t}: position {prompt + t}, the cache holds {held}")',
+      'context = context.permute(0, 2, 1, 3)  # (B, L, H, D)'],
+  };
 }

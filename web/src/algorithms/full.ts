@@ -9,6 +9,7 @@ import { isAlg, maskKind, view, snippet, type PageAlgorithm, type ViewHost } fro
 // Today's models' forms (issue 16), on full and flash (one row each: keys are unique in the table).
 // GQA/MQA is k's and v's head count (the grids; q's H alone changes while k's heads divide it).
 const modern = isAlg('full', 'flash');
+const roped = isAlg('full', 'flash', 'decode');  // modern-b: decode takes rope too
 /** The scenario uses a form views/modern.ts shows (checked without loading it). */
 const hasForms = (host: ViewHost) => {
   const s = host.session.scenario;
@@ -22,9 +23,9 @@ const props: Prop[] = [
   { key: 'alibi', kind: 'bool', panel: 'options', label: { en: 'ALiBi', zh: 'ALiBi' }, applies: modern, optional: true, default: false,
     help: { en: 'scores − slope_h |i − j|', zh: '分数 − slope_h |i − j|' } },
   { key: 'rope.style', kind: 'enum', panel: 'options', label: { en: 'RoPE style', zh: 'RoPE 风格' }, options: () => ['half', 'interleaved'],
-    applies: (s) => modern(s) && !!s.rope, optional: true, default: 'half' },
+    applies: (s) => roped(s) && !!s.rope, optional: true, default: 'half' },
   { key: 'rope.base', kind: 'number', panel: 'options', label: { en: 'RoPE base', zh: 'RoPE base' },
-    applies: (s) => modern(s) && !!s.rope, optional: true, default: 10000 },
+    applies: (s) => roped(s) && !!s.rope, optional: true, default: 10000 },
 ];
 
 export default {

@@ -44,6 +44,7 @@ function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
   'additive.w_v': 'w_v', 'pe-high': 'P',
+  'decode.step': 'weights',  // modern-b (issue 16): decode's step row, the weights row P + t at the held keys
 };
 
 function fail(field: string, index: readonly number[], why: string): never {

@@ -60,7 +60,7 @@ export type DimName = keyof Dims;
 export function dimNames(s: Scenario): DimName[] {
   const tr = traits(s);
   if (tr.grids) return (['B', 'L_Q', 'L_K', 'E', 'E_k', 'D'] as const).filter((n) => tr.grids!.some((g) => g.axes.includes(n)));
-  if (tr.sharedQK) return ['B', 'H', 'L_Q', 'E', 'D'];
+  if (tr.sharedQK || tr.oneSequence) return ['B', 'H', 'L_Q', 'E', 'D'];
   return tr.keyWidth ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
 }
 
@@ -113,7 +113,7 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
   const axes: Record<DimName, [string, number][]> = {
     B: [['q', 0], ['k', 0], ['v', 0]],
     H: [['q', 2], ['k', 2], ['v', 2]],
-    L_Q: traits(s).sharedQK ? [['q', 1], ['k', 1], ['v', 1]] : [['q', 1]],
+    L_Q: traits(s).sharedQK || traits(s).oneSequence ? [['q', 1], ['k', 1], ['v', 1]] : [['q', 1]],
     L_K: [['k', 1], ['v', 1]],
     E: traits(s).keyWidth ? [['q', 3]] : [['q', 3], ['k', 3]],
     E_k: [['k', 3]],
