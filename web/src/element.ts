@@ -131,7 +131,7 @@ export class AttentionPlayground extends HTMLElement {
   async export(kind: string, field?: string): Promise<Blob> {
     await this.ready;
     const s = this.#session!;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.written());
   }
 
   /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the
@@ -141,7 +141,7 @@ export class AttentionPlayground extends HTMLElement {
     await this.ready;
     const s = this.#session!;
     const exact = s.exact?.ok ? s.exact.trace : null;
-    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.traced, exact, b: s.b, h: s.h, flashStep: s.flashStep },
+    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.written(s.traced), exact, b: s.b, h: s.h, flashStep: s.flashStep },
       field, index, this.#lang);
   }
 

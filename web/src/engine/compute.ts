@@ -23,8 +23,8 @@ import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../../build/wasm/catalog.json';
 // the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
 // it is bundled with the core's API (imported directly, it would be a first-load file of its own)
-export { fromNested, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
-import { shapeOf } from '../../../wasm/nested.mjs';
+export { fromNested, isDraw, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
+import { isDraw, isFlat, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
@@ -62,8 +62,12 @@ export interface Engine {
   presets(): Preset[];
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
-  /** Whether run() computes this algorithm now (false while the whole module loads). */
-  has(algorithm: string): boolean;
+  /** A seeded draw's numbers (SPEC §2, {shape, random, seed, scale}) as the core draws them, or the
+   * error naming `field`'s keys; the last few are kept (a grid and an explanation ask again). */
+  draw(spec: Scenario, field: string): { ok: true; tensor: TypedTensor } | { ok: false; error: string; field: string };
+  /** Whether run() computes this algorithm now (false while the whole module loads); with
+   * `scenario`, its seeded draws too (only the whole module draws: core/scenario/draws.hpp). */
+  has(algorithm: string, scenario?: Scenario): boolean;
   /** Resolves when the whole module runs every algorithm (starts loading it on the first call). */
   whole(): Promise<void>;
 }
@@ -139,10 +143,18 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
   return firstPromise;
 }
 
+/** The latest draws by their JSON (L = 4096 draws take milliseconds: not again for each view). */
+const draws = new Map<string, TypedTensor>();
+
+/** Whether a scenario has a seeded draw (SPEC §2), at its top level or in an object of it (weights). */
+const hasDraw = (s: Scenario): boolean => Object.values(s).some((v) => isDraw(v) ||
+  (v !== null && typeof v === 'object' && !Array.isArray(v) && !isFlat(v) && Object.values(v).some(isDraw)));
+
 function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
-  const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
+  const has = (algorithm: string, scenario?: Scenario): boolean => wholeCore != null ||
+    (first != null && first.runs.has(algorithm) && !(scenario && hasDraw(scenario)));
   const coreFor = (scenario: Scenario): Core | null =>
-    wholeCore ?? (has(String(scenario.algorithm)) ? first!.core : null);
+    wholeCore ?? (has(String(scenario.algorithm), scenario) ? first!.core : null);
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
@@ -169,6 +181,21 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
         return coreFor(scenario)?.estimate(shapesOnly(scenario)) ?? null;
       } catch {
         return null;
+      }
+    },
+    draw: (spec, field) => {
+      const key = JSON.stringify(spec);
+      const kept = draws.get(key);
+      if (kept) return { ok: true, tensor: kept };
+      const core = wholeCore; // the first-load module draws nothing
+      if (!core) return { ok: false, field, error: `${field}: the module that draws it is still loading` };
+      try {
+        const tensor = core.draw(spec, field);
+        if (draws.size >= 8) draws.delete(draws.keys().next().value!);
+        draws.set(key, tensor);
+        return { ok: true, tensor };
+      } catch (e) {
+        return failure(e) as { ok: false; error: string; field: string };
       }
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),

@@ -4,17 +4,18 @@
 // <details>: the scenario's own, else the ones the seed drew (the trace's; the first edit makes them
 // the scenario's, Session.editWeight). DOM only: edits go out through callbacks.
 import { h } from '../dom';
-import { nested, type Scenario, type Trace } from '../engine/compute';
+import { isDraw, nested, type Scenario, type Trace } from '../engine/compute';
 import { clone, parseNumber } from '../format';
 import { t, tx, type Lang, type Text } from '../i18n';
 import { pathText, setIn, traits, type Session } from '../state';
 import type { Change } from './inputs';
 import type { errorSlot } from './errors';
 import type { tensorEditor } from './grid-editor';
+import type { drawSlot } from './panels';
 
 /** The page's grid editor and error slot, lent by views/inputs.ts (importing them here would split
  * them off the first load into a chunk of their own). */
-export interface Editors { tensorEditor: typeof tensorEditor; errorSlot: typeof errorSlot }
+export interface Editors { tensorEditor: typeof tensorEditor; errorSlot: typeof errorSlot; drawSlot: typeof drawSlot }
 
 /** Weights are edited as grids up to this many numbers each (else in the scenario JSON). */
 export const MAX_WEIGHT_CELLS = 400;
@@ -41,19 +42,20 @@ export interface GridsOptions {
   b: number;
   invalid: ReadonlyMap<string, string>;
   onEdit: (name: string, path: number[], text: string) => void;
+  onDraw: (name: string) => void;
 }
 
 /** The help of the size bar and a grid per (B, L, d) input of the algorithm, batch item b. */
 export function ownGrids(o: GridsOptions): HTMLElement[] {
-  const s = o.scenario, lang = o.lang, { tensorEditor, errorSlot } = o.editors;
+  const s = o.scenario, lang = o.lang, { tensorEditor, errorSlot, drawSlot } = o.editors;
   const editors = h('div', { class: 'editors' });
   for (const g of traits(s).grids ?? []) {
     if (s[g.key] === undefined) continue;
     const title = g.key in T ? tx(lang, T[g.key as keyof typeof T]) : g.key;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
+    editors.append(h('div', { class: 'editor-box' }, isDraw(s[g.key]) ? null : tensorEditor({
       name: g.key, title, tensor: s[g.key], b: o.b, h: null, rowPrefix: g.rowPrefix, colPrefix: 'f',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(g.key, path, text),
-    }), errorSlot(g.key)));
+    }), drawSlot(g.key, title, s[g.key], lang, o.onDraw), errorSlot(g.key)));
   }
   return [h('p', { class: 'help', text: tx(lang, T.gridsHelp) }), editors];
 }
@@ -107,6 +109,8 @@ export interface MountOptions {
   lang: Lang;
   /** A cell of a grid typed (Session.editCell). */
   onEdit: (name: string, path: number[], text: string) => void;
+  /** "Random, seeded" on a grid. */
+  onDraw: (name: string) => void;
   /** After an edit of the session (views/inputs.ts). */
   edited: (ok: boolean, change?: Change) => void;
 }
@@ -121,7 +125,7 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
   const grids = h('div', { class: 'own-grids' }), slot = h('div', { class: 'weights-slot' });
   panel.insertBefore(grids, panel.querySelector('[data-slot="tensors"]'));
   panel.append(slot);
-  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit }));
+  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit, onDraw: o.onDraw }));
   let shown: unknown = undefined;
   const draw = () => {
     shown = session.trace;

@@ -3,7 +3,7 @@
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
 import { range } from '../format';
-import type { Preset, Scenario } from '../engine/compute';
+import { isDraw, type Preset, type Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
@@ -104,6 +104,19 @@ export interface TensorsPanelOptions {
   invalid: ReadonlyMap<string, string>;
   onResize: (dim: DimName, n: number) => void;
   onEdit: (name: string, path: number[], text: string) => void;
+  /** "Random, seeded": the tensor becomes a seeded draw of its shape (views/draw-inputs.ts shows it). */
+  onDraw: (name: string) => void;
+}
+
+/** Sizes a seeded draw may take (the core's kMaxDimension): typed into the size bar when every tensor is drawn. */
+const DRAWN_DIM_MAX = 65536;
+
+/** Where views/draw-inputs.ts (a chunk) shows a tensor given as a seeded draw, or the button that makes it one. */
+export function drawSlot(name: string, title: string, value: unknown, lang: Lang, onDraw: (name: string) => void): HTMLElement {
+  const slot = h('div', { class: 'draw-slot', dataset: { draw: name, title } });
+  if (!isDraw(value)) slot.append(h('button', { type: 'button', class: 'small', text: t(lang, 'randomSeeded'), title: t(lang, 'randomSeededHelp'),
+    dataset: { key: `${name}.random.make` }, on: { click: () => onDraw(name) } }));
+  return slot;
 }
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
@@ -113,7 +126,22 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const d = dims(s);
   const tr = traits(s), labels = tr.dimLabels ?? {};
   const dimBar = h('div', { class: 'dims', attrs: { role: 'group', 'aria-label': t(lang, 'sizes') } });
+  const names = tr.grids ? tr.grids.map((g) => g.key) : tr.tensors;
+  const allDrawn = names.every((n) => s[n] === undefined || isDraw(s[n]));
   for (const name of dimNames(s)) {
+    if (allDrawn) { // every tensor drawn: any size, typed (L = 4096 in a short link)
+      const input = h('input', { type: 'number', min: '1', max: String(DRAWN_DIM_MAX), step: '1', value: String(d[name]),
+        dataset: { key: `dim.${name}` }, attrs: { 'aria-label': labels[name] ?? name } });
+      let applied = false; // once: the redraw removes the focused input, whose blur fires change again
+      input.addEventListener('change', () => {
+        const n = Number(input.value);
+        if (applied) return;
+        if (Number.isInteger(n) && n >= 1 && n <= DRAWN_DIM_MAX && n !== d[name]) { applied = true; o.onResize(name, n); }
+        else input.value = String(d[name]);
+      });
+      dimBar.append(h('label', { class: 'dim', dataset: { dim: name } }, h('span', { class: 'dim-name', text: labels[name] ?? name }), input));
+      continue;
+    }
     const minus = h('button', { type: 'button', text: '−', disabled: d[name] <= 1, dataset: { key: `dim.${name}.minus` },
       attrs: { 'aria-label': `${t(lang, 'decrease')} ${labels[name] ?? name}` } });
     const plus = h('button', { type: 'button', text: '+', disabled: d[name] >= DIM_MAX[name], dataset: { key: `dim.${name}.plus` },
@@ -127,10 +155,10 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   // an algorithm's own inputs (multihead's) are views/own-inputs.ts's
   for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined) continue;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
+    editors.append(h('div', { class: 'editor-box' }, isDraw(s[name]) ? null : tensorEditor({
       name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
-    }), errorSlot(name)));
+    }), drawSlot(name, PROP[name].label[lang], s[name], lang, o.onDraw), errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
     tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
