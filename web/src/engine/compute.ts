@@ -32,7 +32,7 @@ export type Scenario = Record<string, unknown>;
 export type Trace = Record<string, unknown> & {
   algorithm: string;
   shapes: Record<string, number[]>;
-  cost?: { dot_products: number; dense_dot_products: number; flops: number };
+  cost?: { dot_products: number; dense_dot_products: number; flops: number; kv_cache_numbers?: number };
   warnings?: string[];
 };
 /** A preset; its scenario and description are missing until the whole module is loaded where the first-load
@@ -65,8 +65,8 @@ export interface Engine {
   /** A seeded draw's numbers (SPEC §2, {shape, random, seed, scale}) as the core draws them, or the
    * error naming `field`'s keys; the last few are kept (a grid and an explanation ask again). */
   draw(spec: Scenario, field: string): { ok: true; tensor: TypedTensor } | { ok: false; error: string; field: string };
-  /** Whether run() computes this algorithm now (false while the whole module loads); with
-   * `scenario`, its seeded draws too (only the whole module draws: core/scenario/draws.hpp). */
+  /** Whether run() computes this algorithm (and this scenario, where given: the first-load module
+   * leaves RoPE, ALiBi and seeded draws out) now; false while the whole module loads. */
   has(algorithm: string, scenario?: Scenario): boolean;
   /** Resolves when the whole module runs every algorithm (starts loading it on the first call). */
   whole(): Promise<void>;
@@ -151,10 +151,13 @@ const hasDraw = (s: Scenario): boolean => Object.values(s).some((v) => isDraw(v)
   (v !== null && typeof v === 'object' && !Array.isArray(v) && !isFlat(v) && Object.values(v).some(isDraw)));
 
 function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
-  const has = (algorithm: string, scenario?: Scenario): boolean => wholeCore != null ||
-    (first != null && first.runs.has(algorithm) && !(scenario && hasDraw(scenario)));
+  const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
   const coreFor = (scenario: Scenario): Core | null =>
-    wholeCore ?? (has(String(scenario.algorithm), scenario) ? first!.core : null);
+    wholeCore ?? (runsFirst(scenario) ? first!.core : null);
+  // the first-load module leaves RoPE, ALiBi (core/scenario/run_full.cpp) and seeded draws
+  // (core/scenario/draws.hpp) out
+  const runsFirst = (scenario: Scenario): boolean => has(String(scenario.algorithm)) &&
+    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false) && !hasDraw(scenario)));
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
@@ -200,7 +203,7 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
-    has,
+    has: (algorithm, scenario) => (scenario ? runsFirst(scenario) : has(algorithm)),
     whole: () => loadWhole().then(() => undefined),
   };
 }
