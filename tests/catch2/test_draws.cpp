@@ -153,8 +153,8 @@ TEST_CASE("draws: errors name the field") {
   CHECK(e.second == "q.sead: unknown key of a draw (expected shape, random, seed, scale)");
   e = with("q", json{{"random", "normal"}});
   CHECK(e.second == "q.shape: required (the draw's shape, 4 dimensions)");
-  e = with("v", draw({1, 4, 1, 1 << 16}, "normal", 1));
-  CHECK(e.second == "v: too many numbers (the limit is 16777216 per tensor)");
+  e = with("q", draw({1, 1 << 16, 1, 257}, "normal", 1));  // each size within the limit, 2^16 x 257 numbers not
+  CHECK(e.second == "q: too many numbers (the limit is 16777216 per tensor)");
   e = with("v", draw({1, 4, 1, (1 << 16) + 1}, "normal", 1));
   CHECK(e.second == "v.shape[3]: D = 65537 is larger than the limit 65536");
   // a weight inside an object names its path (w_v drawn in its (h) layout)
