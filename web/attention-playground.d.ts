@@ -100,7 +100,9 @@ export declare class AttentionPlayground extends HTMLElement {
   setScenario(scenario: object): void;
   /** False when there is no such preset. */
   setPreset(name: string): boolean;
-  export(kind: ExportKind, field?: string): Promise<Blob>;
+  /** The trace as JSON, copy-as-PyTorch code, or `field`'s map at the shown (b, h) as CSV, SVG or
+   * PNG; `{slices: "all"}`: the CSV of every (b, h) slice (its corner cells name each). */
+  export(kind: ExportKind, field?: string, options?: { slices?: 'all' | 'shown' }): Promise<Blob>;
   explain(field: string, index: number[]): Promise<Explanation>;
   addEventListener<K extends keyof AttentionPlaygroundEventMap>(type: K,
     listener: (this: AttentionPlayground, ev: AttentionPlaygroundEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
@@ -108,6 +110,9 @@ export declare class AttentionPlayground extends HTMLElement {
   removeEventListener<K extends keyof AttentionPlaygroundEventMap>(type: K,
     listener: (this: AttentionPlayground, ev: AttentionPlaygroundEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  /** Custom-element lifecycle (the browser calls these). */
+  connectedCallback(): void;
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void;
 }
 
 /** Defines the element under `name` (default "attention-playground"; done on import). */

@@ -70,10 +70,21 @@ test('the types describe the element: tsc checks them against web/src/element.ts
 import { AttentionPlayground as Declared, define, type Explanation, type Trace } from '../../../web/attention-playground';
 import type { AttentionPlayground as Real } from '../../../web/src/element';
 // the element's public API is what the types declare (both ways, member by member)
-type Public<T> = Pick<T, 'ready' | 'trace' | 'scenario' | 'presets' | 'estimate' | 'settled' | 'setScenario' | 'setPreset' | 'export' | 'explain'>;
-const a: Public<Declared> = null as unknown as Public<Real>;
-const b: Public<Real> = null as unknown as Public<Declared>;
+type Api = 'ready' | 'trace' | 'scenario' | 'presets' | 'estimate' | 'settled' | 'setScenario' | 'setPreset' | 'export' | 'explain';
+const a: Pick<Declared, Api> = null as unknown as Pick<Real, Api>;
+const b: Pick<Real, Api> = null as unknown as Pick<Declared, Api>;
 void a; void b;
+// and nothing public of the element is left undeclared
+type Undeclared = Exclude<keyof Real, keyof Declared>;
+const none: [Undeclared] extends [never] ? true : Undeclared = true;
+void none;
+// export's parameters (an optional one more or less is assignable either way above): the same
+// count, and what the types let a user pass the element takes (its kind narrowed to ExportKind)
+type Count<F extends (...a: never[]) => unknown> = Parameters<F>['length'];
+const n1: Count<Declared['export']> = null as unknown as Count<Real['export']>;
+const n2: Count<Real['export']> = null as unknown as Count<Declared['export']>;
+const params: Parameters<Real['export']> = null as unknown as Parameters<Declared['export']>;
+void n1; void n2; void params;
 // a user's code
 define();
 const el = document.querySelector('attention-playground')!;
@@ -81,6 +92,7 @@ el.addEventListener('trace', (e) => { const t: Trace = e.detail; console.log(t.a
 el.addEventListener('scenario-error', (e) => { for (const x of e.detail) console.log(x.field, x.message); });
 el.setScenario({ algorithm: 'full', q: { shape: [1, 4, 1, 2], random: 'normal', seed: 1 } });
 void el.export('pytorch').then((blob: Blob) => blob.text());
+void el.export('csv', 'weights', { slices: 'all' });
 void el.explain('weights', [0, 0, 0, 1]).then((x: Explanation) => x.formula);
 const ok: boolean = el.setPreset('softmax-toy');
 void ok;
