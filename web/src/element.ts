@@ -139,7 +139,7 @@ export class AttentionPlayground extends HTMLElement {
     await this.ready;
     const s = this.#session!;
     const all = kind === 'csv' && options?.slices === 'all' ? sliceSizes(s.traced, s.trace) : null;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.written(), all);
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario, all);
   }
 
   /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the
@@ -149,7 +149,7 @@ export class AttentionPlayground extends HTMLElement {
     await this.ready;
     const s = this.#session!;
     const exact = s.exact?.ok ? s.exact.trace : null;
-    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.written(s.traced), exact, b: s.b, h: s.h, flashStep: s.flashStep },
+    return (await load('explain')).explainCell({ trace: s.trace, scenario: s.traced, exact, b: s.b, h: s.h, flashStep: s.flashStep },
       field, index, this.#lang);
   }
 

@@ -114,7 +114,4 @@ export const ZH: Record<Key, string> = {
   axisTest: '测试点 i',
   axisTrain: '训练点 j',
   axisPred: '预测 ŷ',
-  // issue 15, seeded draws (views/draw-inputs.ts)
-  randomSeeded: '随机（种子）',
-  randomSeededHelp: '由种子生成这个张量（正态或均匀分布）：链接只保存种子，不保存数值',
 };

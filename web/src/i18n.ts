@@ -114,9 +114,6 @@ const EN = {
   axisTest: 'test point i',
   axisTrain: 'training point j',
   axisPred: 'prediction ŷ',
-  // issue 15, seeded draws (views/draw-inputs.ts)
-  randomSeeded: 'Random, seeded',
-  randomSeededHelp: 'Draw this tensor from a seed (normal or uniform): the link stores the seed, not the numbers',
 };
 
 export type Key = keyof typeof EN;

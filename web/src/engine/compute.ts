@@ -24,7 +24,7 @@ import catalog from '../../../build/wasm/catalog.json';
 // the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
 // it is bundled with the core's API (imported directly, it would be a first-load file of its own)
 export { fromNested, isDraw, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
-import { isDraw, isFlat, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
+import { isDraw, isFlat, shapeOf } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
@@ -62,9 +62,6 @@ export interface Engine {
   presets(): Preset[];
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
-  /** A seeded draw's numbers (SPEC §2, {shape, random, seed, scale}) as the core draws them, or the
-   * error naming `field`'s keys; the last few are kept (a grid and an explanation ask again). */
-  draw(spec: Scenario, field: string): { ok: true; tensor: TypedTensor } | { ok: false; error: string; field: string };
   /** Whether run() computes this algorithm (and this scenario, where given: the first-load module
    * leaves RoPE, ALiBi and seeded draws out) now; false while the whole module loads. */
   has(algorithm: string, scenario?: Scenario): boolean;
@@ -117,10 +114,14 @@ let wholePresets: Preset[] | null = null;
 let wholePromise: Promise<Core> | null = null;
 let firstPromise: Promise<{ core: Core; runs: Set<string> } | null> | null = null;
 
+/** The whole module's .wasm: this bundle's, or the one a worker's page names (worker/worker.ts: a
+ * host's bundler may copy the worker's file as it is, away from the .wasm it named when built). */
+let coreWasmUrl: string = wasmUrl;
+
 function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
-  const inline = /^data:[^,]*;base64,/.exec(wasmUrl);
-  if (!inline) return { wasmUrl };
-  const text = atob(wasmUrl.slice(inline[0].length));
+  const inline = /^data:[^,]*;base64,/.exec(coreWasmUrl);
+  if (!inline) return { wasmUrl: coreWasmUrl };
+  const text = atob(coreWasmUrl.slice(inline[0].length));
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return { wasmBinary: bytes };
@@ -142,9 +143,6 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
   }).catch(() => null);  // the whole module will do
   return firstPromise;
 }
-
-/** The latest draws by their JSON (L = 4096 draws take milliseconds: not again for each view). */
-const draws = new Map<string, TypedTensor>();
 
 /** Whether a scenario has a seeded draw (SPEC §2), at its top level or in an object of it (weights). */
 const hasDraw = (s: Scenario): boolean => Object.values(s).some((v) => isDraw(v) ||
@@ -186,21 +184,6 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
         return null;
       }
     },
-    draw: (spec, field) => {
-      const key = JSON.stringify(spec);
-      const kept = draws.get(key);
-      if (kept) return { ok: true, tensor: kept };
-      const core = wholeCore; // the first-load module draws nothing
-      if (!core) return { ok: false, field, error: `${field}: the module that draws it is still loading` };
-      try {
-        const tensor = core.draw(spec, field);
-        if (draws.size >= 8) draws.delete(draws.keys().next().value!);
-        draws.set(key, tensor);
-        return { ok: true, tensor };
-      } catch (e) {
-        return failure(e) as { ok: false; error: string; field: string };
-      }
-    },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
     has: (algorithm, scenario) => (scenario ? runsFirst(scenario) : has(algorithm)),
@@ -211,9 +194,11 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
 /**
  * The engine. With `first`, it resolves as soon as the first-load module is ready (where there is
  * one): run() then computes what it runs (has()), and the whole module is fetched after the first
- * run; whole() waits for it. Without, it resolves with the whole module loaded (workers, batches).
+ * run; whole() waits for it. Without, it resolves with the whole module loaded (workers, batches);
+ * `wasmUrl`: the whole module's .wasm is there (a worker's, from its page).
  */
-export async function getEngine(options: { first?: boolean } = {}): Promise<Engine> {
+export async function getEngine(options: { first?: boolean; wasmUrl?: string } = {}): Promise<Engine> {
+  if (options.wasmUrl && !wholePromise) coreWasmUrl = options.wasmUrl;
   if (options.first && !wholeCore) {
     const first = await loadFirst();
     if (first) return makeEngine(first);

@@ -1,7 +1,7 @@
 // Reading and editing a scenario (SPEC §2) as plain data: dotted keys, index paths, the sizes of
 // q, k, v and consistent resizing. No DOM, no numbers of the core.
 import { clone, shapeOf } from '../format';
-import { isDraw, type Scenario, type Trace, type TypedTensor } from '../engine/compute';
+import { isDraw, type Scenario, type Trace } from '../engine/compute';
 import { traits } from './algorithms';
 
 export function get(s: Scenario, key: string): unknown {
@@ -189,22 +189,4 @@ function same(a: unknown, b: unknown): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
   return true;
-}
-
-/** The scenario with its seeded draws (SPEC §2; at the top level and inside objects such as
- * weights) replaced by their numbers, {shape, data} as `draw` (the core's) gives them: for what
- * reads numbers (explanations, copy as PyTorch). The scenario itself when it has none; a draw
- * `draw` cannot make (null) stays. */
-export function withDrawsWritten(s: Scenario, draw: (spec: Scenario, field: string) => TypedTensor | null): Scenario {
-  let out: Scenario | null = null;
-  for (const [key, value] of Object.entries(s)) {
-    let next: unknown = value;
-    if (isDraw(value)) next = draw(value, key) ?? value;
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'mask') {
-      const inner = withDrawsWritten(value as Scenario, (spec, field) => draw(spec, `${key}.${field}`));
-      if (inner !== value) next = inner;
-    }
-    if (next !== value) (out ??= { ...s })[key] = next;
-  }
-  return out ?? s;
 }

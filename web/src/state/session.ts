@@ -7,7 +7,7 @@ import { clone, notANumber, parseNumber } from '../format';
 import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type GivenIndexKey, type PitfallComparison } from './prob';
-import { fitSharedKeys, get, lensDimensions, qkvEqual, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, withDrawsWritten, type DimName } from './scenario';
+import { fitSharedKeys, get, lensDimensions, qkvEqual, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
@@ -82,7 +82,6 @@ export class Session {
   /** A preset chosen before its scenario was there (loadPreset); any other scenario cancels it. */
   #pendingPreset: string | null = null;
   #awaitingWhole = false;
-  readonly #written = new WeakMap<Scenario, Scenario>();
   readonly #engine: Engine;
   readonly #onTrace: (trace: Trace) => void;
 
@@ -114,22 +113,6 @@ export class Session {
   /** The URL hash for the scenario, or its JSON to compress (hash.ts). */
   get hash(): ReturnType<typeof hashOf> {
     return hashOf(this.preset, this.modified, this.scenario);
-  }
-
-  /** `s` (default: the scenario) with its seeded draws as the numbers the core draws (scenario.ts
-   * withDrawsWritten): what explanations and copy as PyTorch read. */
-  written(s: Scenario = this.scenario): Scenario {
-    let out = this.#written.get(s);
-    if (!out) {
-      let complete = true; // a draw not made yet (the whole module loading) is asked for again next time
-      out = withDrawsWritten(s, (spec, field) => {
-        const d = this.#engine.draw(spec, field);
-        if (!d.ok) complete = false;
-        return d.ok ? d.tensor : null;
-      });
-      if (complete) this.#written.set(s, out);
-    }
-    return out;
   }
 
   setInvalid(key: string, message: string | null): void {

@@ -24,8 +24,6 @@ export interface TensorEditorOptions {
   invalid: ReadonlyMap<string, string>;
   tooLarge: string;
   onEdit: (path: number[], text: string) => void;
-  /** Shown, not edited (a seeded draw's numbers, views/draw-inputs.ts). */
-  readOnly?: boolean;
 }
 
 export function tensorEditor(o: TensorEditorOptions): HTMLElement {
@@ -58,11 +56,6 @@ export function tensorEditor(o: TensorEditorOptions): HTMLElement {
         attrs: { inputmode: 'decimal', autocomplete: 'off', 'aria-label': key, 'aria-invalid': bad ? 'true' : null },
         dataset: { key, path: key },
       });
-      if (o.readOnly) {
-        input.readOnly = true;
-        tr.append(h('td', null, input));
-        continue;
-      }
       input.addEventListener('input', () => o.onEdit(path, input.value));
       input.addEventListener('keydown', (e: KeyboardEvent) => {
         if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;

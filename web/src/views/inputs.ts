@@ -4,7 +4,6 @@
 // changed (`update`) and draws again. Keyboard focus stays where it was. DOM only.
 import type { Preset } from '../engine/compute';
 import { PITFALL_KEYS, PROP, changedPitfalls, get, isProb, sliceSizes, traits, type Session } from '../state';
-import { isDraw, shapeOf, type Scenario } from '../engine/compute';
 import { h } from '../dom';
 import { at, prettyJson } from '../format';
 import { t, type Lang } from '../i18n';
@@ -12,7 +11,8 @@ import { propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
 import { tensorEditor } from './grid-editor';
 import { fill, part } from './layout';
-import { drawSlot, jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './panels';
+import { needModule } from '../lazy';
+import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './panels';
 
 /** What an action changed: only an error message, the results, or the controls too. */
 export type Change = 'errors' | 'values' | 'inputs';
@@ -104,23 +104,23 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
     const tr = traits(s);
     tensors.hidden = tr.tensors.length === 0 && !tr.grids;
     const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
-    const onDraw = (name: string) => { session.setProp(name, newDraw(s, name)); edited(true, 'inputs'); };
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit, onDraw,
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit,
       tied: session.tied, onTie: (tie) => { session.tiedQKV = tie; o.update('inputs'); } }).filter((x) => x !== null));
     own.delete(root);
-    const mountDraws = () => { // seeded draws: views/draw-inputs.ts, a chunk of its own
-      if (![...tensors.querySelectorAll<HTMLElement>('[data-draw]')].some((el) => isDraw(s[el.dataset.draw!]))) return;
-      void import('./draw-inputs').then((m) => {
+    const mountDraws = () => { // "Random, seeded" and the seeded draws: views/draw-inputs.ts, a chunk
+      const mount = (m: typeof import('./draw-inputs')) => m.mountDraws(tensors, { tensorEditor, session, lang, edited });
+      const m = needModule(DRAWS, () => void DRAWS().then((loaded) => {
         if (!tensors.isConnected || session.scenario !== s) return;
-        m.mountDraws(tensors, { tensorEditor, session, lang, set: (name, value) => { session.setProp(name, value); edited(true, 'inputs'); } });
+        mount(loaded);
         o.showErrors(); // beside the draws' controls, now there
         if (focused) root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
-      });
+      }));
+      if (m) mount(m);
     };
     if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
       const mount = (m: OwnInputs) => {
-        own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, onDraw, edited }));
+        own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
         mountDraws();
       };
       if (ownInputs) mount(ownInputs);
@@ -161,14 +161,8 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
 
 type OwnInputs = typeof import('./own-inputs');
 let ownInputs: OwnInputs | null = null;
-const editors = { tensorEditor, errorSlot, drawSlot };
-
-/** "Random, seeded" on tensor `name`: a standard normal draw of its shape, seeded by its place among
- * the scenario's tensors (q 1, k 2, v 3: different numbers each). */
-function newDraw(s: Scenario, name: string): Scenario {
-  const names: readonly string[] = traits(s).grids?.map((g) => g.key) ?? traits(s).tensors;
-  return { shape: shapeOf(s[name]), random: 'normal', seed: names.indexOf(name) + 1, scale: 1 };
-}
+const editors = { tensorEditor, errorSlot };
+const DRAWS = () => import('./draw-inputs');
 /** Each root's own inputs (multihead's, additive's weights): drawn again after a new trace. */
 const own = new WeakMap<ShadowRoot, () => void>();
 

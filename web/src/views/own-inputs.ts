@@ -11,11 +11,10 @@ import { pathText, setIn, traits, type Session } from '../state';
 import type { Change } from './inputs';
 import type { errorSlot } from './errors';
 import type { tensorEditor } from './grid-editor';
-import type { drawSlot } from './panels';
 
 /** The page's grid editor and error slot, lent by views/inputs.ts (importing them here would split
  * them off the first load into a chunk of their own). */
-export interface Editors { tensorEditor: typeof tensorEditor; errorSlot: typeof errorSlot; drawSlot: typeof drawSlot }
+export interface Editors { tensorEditor: typeof tensorEditor; errorSlot: typeof errorSlot }
 
 /** Weights are edited as grids up to this many numbers each (else in the scenario JSON). */
 export const MAX_WEIGHT_CELLS = 400;
@@ -42,12 +41,11 @@ export interface GridsOptions {
   b: number;
   invalid: ReadonlyMap<string, string>;
   onEdit: (name: string, path: number[], text: string) => void;
-  onDraw: (name: string) => void;
 }
 
 /** The help of the size bar and a grid per (B, L, d) input of the algorithm, batch item b. */
 export function ownGrids(o: GridsOptions): HTMLElement[] {
-  const s = o.scenario, lang = o.lang, { tensorEditor, errorSlot, drawSlot } = o.editors;
+  const s = o.scenario, lang = o.lang, { tensorEditor, errorSlot } = o.editors;
   const editors = h('div', { class: 'editors' });
   for (const g of traits(s).grids ?? []) {
     if (s[g.key] === undefined) continue;
@@ -55,7 +53,7 @@ export function ownGrids(o: GridsOptions): HTMLElement[] {
     editors.append(h('div', { class: 'editor-box' }, isDraw(s[g.key]) ? null : tensorEditor({
       name: g.key, title, tensor: s[g.key], b: o.b, h: null, rowPrefix: g.rowPrefix, colPrefix: 'f',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(g.key, path, text),
-    }), drawSlot(g.key, title, s[g.key], lang, o.onDraw), errorSlot(g.key)));
+    }), h('div', { class: 'draw-slot', dataset: { draw: g.key, title } }), errorSlot(g.key)));  // views/draw-inputs.ts
   }
   return [h('p', { class: 'help', text: tx(lang, T.gridsHelp) }), editors];
 }
@@ -109,8 +107,6 @@ export interface MountOptions {
   lang: Lang;
   /** A cell of a grid typed (Session.editCell). */
   onEdit: (name: string, path: number[], text: string) => void;
-  /** "Random, seeded" on a grid. */
-  onDraw: (name: string) => void;
   /** After an edit of the session (views/inputs.ts). */
   edited: (ok: boolean, change?: Change) => void;
 }
@@ -125,7 +121,7 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
   const grids = h('div', { class: 'own-grids' }), slot = h('div', { class: 'weights-slot' });
   panel.insertBefore(grids, panel.querySelector('[data-slot="tensors"]'));
   panel.append(slot);
-  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit, onDraw: o.onDraw }));
+  if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit }));
   let shown: unknown = undefined;
   const draw = () => {
     shown = session.trace;

@@ -116,8 +116,6 @@ export interface TensorsPanelOptions {
   /** q = k = v shown as one X (Session.tied); `onTie` ties or unties them. */
   tied?: boolean;
   onTie?: (tied: boolean) => void;
-  /** "Random, seeded": the tensor becomes a seeded draw of its shape (views/draw-inputs.ts shows it). */
-  onDraw: (name: string) => void;
 }
 
 /** Self-attention's tie of q, k and v (short: the first load). */
@@ -130,17 +128,6 @@ function headOf(s: Scenario, name: string, hq: number): number {
   return name === 'q' || Hk >= H || H % Hk !== 0 ? hq : Math.floor(hq / (H / Hk));
 }
 
-/** Sizes a seeded draw may take (the core's kMaxDimension): typed into the size bar when every tensor is drawn. */
-const DRAWN_DIM_MAX = 65536;
-
-/** Where views/draw-inputs.ts (a chunk) shows a tensor given as a seeded draw, or the button that makes it one. */
-export function drawSlot(name: string, title: string, value: unknown, lang: Lang, onDraw: (name: string) => void): HTMLElement {
-  const slot = h('div', { class: 'draw-slot', dataset: { draw: name, title } });
-  if (!isDraw(value)) slot.append(h('button', { type: 'button', class: 'small', text: t(lang, 'randomSeeded'), title: t(lang, 'randomSeededHelp'),
-    dataset: { key: `${name}.random.make` }, on: { click: () => onDraw(name) } }));
-  return slot;
-}
-
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
 export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const { lang } = o;
@@ -148,22 +135,7 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   const d = dims(s);
   const tr = traits(s), labels = tr.dimLabels ?? {};
   const dimBar = h('div', { class: 'dims', attrs: { role: 'group', 'aria-label': t(lang, 'sizes') } });
-  const names = tr.grids ? tr.grids.map((g) => g.key) : tr.tensors;
-  const allDrawn = names.every((n) => s[n] === undefined || isDraw(s[n]));
   for (const name of dimNames(s)) {
-    if (allDrawn) { // every tensor drawn: any size, typed (L = 4096 in a short link)
-      const input = h('input', { type: 'number', min: '1', max: String(DRAWN_DIM_MAX), step: '1', value: String(d[name]),
-        dataset: { key: `dim.${name}` }, attrs: { 'aria-label': labels[name] ?? name } });
-      let applied = false; // once: the redraw removes the focused input, whose blur fires change again
-      input.addEventListener('change', () => {
-        const n = Number(input.value);
-        if (applied) return;
-        if (Number.isInteger(n) && n >= 1 && n <= DRAWN_DIM_MAX && n !== d[name]) { applied = true; o.onResize(name, n); }
-        else input.value = String(d[name]);
-      });
-      dimBar.append(h('label', { class: 'dim', dataset: { dim: name } }, h('span', { class: 'dim-name', text: labels[name] ?? name }), input));
-      continue;
-    }
     const minus = h('button', { type: 'button', text: '−', disabled: d[name] <= 1, dataset: { key: `dim.${name}.minus` },
       attrs: { 'aria-label': `${t(lang, 'decrease')} ${labels[name] ?? name}` } });
     const plus = h('button', { type: 'button', text: '+', disabled: d[name] >= DIM_MAX[name], dataset: { key: `dim.${name}.plus` },
@@ -184,8 +156,8 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
     });
     if (grid && o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
-    // a tied X is not drawn: drawing q alone unties it (the draw slot is q's own)
-    editors.append(h('div', { class: 'editor-box' }, grid, o.tied ? null : drawSlot(name, PROP[name].label[lang], s[name], lang, o.onDraw), errorSlot(name)));
+    // a seeded draw (no grid) and "Random, seeded": views/draw-inputs.ts, a chunk, adds them
+    editors.append(h('div', { class: 'editor-box' }, grid, errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
     tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }),

@@ -24,7 +24,7 @@ function exportRow(session: Session, lang: Lang, root: ShadowRoot): HTMLElement 
   const status = h('span', { class: 'muted', attrs: { role: 'status' } });
   const copy = h('button', { text: t(lang, 'copyPytorch'), dataset: { key: 'export.pytorch' }, attrs: { type: 'button' }, on: { click: () => {
     const trace = session.trace;
-    if (trace) load('export').then((m) => m.copyPytorch(trace, session.stale ? null : session.written(), lang, root, status)).catch(console.error);
+    if (trace) load('export').then((m) => m.copyPytorch(trace, session.stale ? null : session.scenario, lang, root, status)).catch(console.error);
   } } });
   return h('div', { class: 'export', attrs: { role: 'group', 'aria-label': t(lang, 'export') } },
     h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'csv-all', 'svg', 'png'].map(button), copy, status);
