@@ -87,7 +87,7 @@ test('errors name the field, natively and in WASM alike', () => {
   assert.ok(wasm.run(scenarios.full).context, 'the module stays usable');
 });
 
-test('the page\'s first-load module has no draws: it refuses one, naming the field (the page waits for the whole module)', async () => {
+test('the page\'s first-load module has no draws: it refuses one as a tensor without numbers, naming the field (the page runs draws on the whole module)', async () => {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { pathToFileURL } = await import('node:url');
@@ -96,7 +96,7 @@ test('the page\'s first-load module has no draws: it refuses one, naming the fie
   const dir = path.join(root, 'build/wasm');
   const { default: createFirst } = await import(pathToFileURL(path.join(dir, 'attnplay_first.mjs')).href);
   const first = api(await createFirst({ wasmBinary: fs.readFileSync(path.join(dir, 'attnplay_first.wasm')) }));
-  assert.throws(() => first.run(scenarios.full), (e) => e.field === 'q' && /needs the whole module/.test(e.message));
+  assert.throws(() => first.run(scenarios.full), (e) => e.field === 'q' && /^q: expected an array \(B\), got an object$/.test(e.message));
   assert.throws(() => first.draw(draw([2], 'normal', 1)), /not a function|draw/);
   assert.ok(first.run({ ...scenarios.full, ...Object.fromEntries(['q', 'k', 'v'].map((n) => [n, wasm.draw(scenarios.full[n])])) }).context);
 });
