@@ -2,7 +2,8 @@
 // a user needs (the element's module and every file it loads, embed.html, the types, the embedding
 // docs: nothing else); its types describe the element (checked by tsc against web/src/element.ts);
 // installed offline into a fresh Vite app (`npm install <tarball>`, the repository's vite), the app
-// builds and shows a trace in headless Chromium.
+// builds and shows a trace in headless Chromium with no request failing (the element's lazy chunks
+// and .wasm as the app's bundler renamed them), and a long run computes in the worker.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -115,7 +116,7 @@ test('installed offline into a fresh Vite app, it builds and shows a trace', asy
   const app = path.join(tmp, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'tutorial', private: true, type: 'module' }));
-  fs.writeFileSync(path.join(app, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>tutorial</title></head>
+  fs.writeFileSync(path.join(app, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>tutorial</title></head>
 <body><h1>Scaled dot-product attention</h1>
 <attention-playground preset="softmax-toy" controls="results"></attention-playground>
 <script type="module" src="./main.js"></script></body></html>`);
@@ -138,6 +139,18 @@ el.addEventListener('trace', (e) => { window.__trace = e.detail; });
     const preset = wasm.presets().find((p) => p.name === 'softmax-toy');
     assert.deepEqual(trace, wasm.run(preset.scenario));
     assert.ok(await page.locator('attention-playground [data-field="weights"]').first().isVisible());
+    // a long run (seeded draws, L = 2048) goes to the worker, whose file the app's bundler copied as
+    // it is: the page tells it the .wasm (worker/pool.ts); its trace is the core's
+    const long = { algorithm: 'full', trace: 'context', q: { shape: [1, 2048, 1, 16], random: 'normal', seed: 1 },
+      k: { shape: [1, 2048, 1, 16], random: 'normal', seed: 2 }, v: { shape: [1, 2048, 1, 16], random: 'uniform', seed: 3 } };
+    const context = await page.evaluate((s) => new Promise((resolve) => {
+      const el = document.querySelector('attention-playground');
+      el.addEventListener('trace', (e) => resolve(e.detail.context), { once: true });
+      el.setScenario(s);
+    }), long);
+    assert.equal(await page.evaluate(() => document.querySelector('attention-playground').shadowRoot
+      .querySelector('[data-field="long-run"]').dataset.mode), 'worker');
+    assert.deepEqual(context, wasm.run(long).context);
     assert.deepEqual(problems, []);
   } finally {
     await close();
