@@ -103,6 +103,24 @@ window.addEventListener('message', (e) => {
 
 document.body.append(el);
 
+// Every section drawn at once (issue 15, the blank-iframe report): the element leaves its results'
+// sections below the screen unrendered until scrolled to (`content-visibility: auto`, styles.css).
+// In a frame on another origin "the screen" is the host page's viewport: the sections below it were
+// 260 px placeholders, blank in a capture of the host page, and the frame grew as the reader
+// scrolled (prob-toy: 2,519 px at first, 4,066 px once read). Here they are rendered whole, so the
+// first resize below is the content's true height. A constructable sheet: no CSP hash needed (where
+// a browser has none, the sections paint as the host scrolls).
+const WHOLE = '.panel-results .maps > .flow-step, .panel-results > .dive, .panel-prob .prob-body > * { content-visibility: visible }';
+void customElements.whenDefined('attention-playground').then(() => {
+  const root = el.shadowRoot;
+  if (!root) return;
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(WHOLE);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  } catch { /* no constructable stylesheets */ }
+});
+
 // The content's height (the body's: the frame's own height does not change it, so a host that sizes
 // the frame to it causes no further change), posted once ready and on each change.
 let height = 0;
