@@ -55,6 +55,20 @@ function nodeOnly(): Plugin {
   };
 }
 
+/** d3-scale-chromatic ships one bundle whose schemes are top-level `var x = call(...)` without a
+ * pure mark, so no bundler may drop the unused ones: all of them (16 KB raw) came into the first
+ * load for the three the maps use. Each such initialiser is marked pure (they build arrays and
+ * closures, nothing else). */
+function pureSchemes(): Plugin {
+  return {
+    name: 'attnplay-pure-d3-schemes',
+    transform(code, id) {
+      if (!/[\\/]d3-scale-chromatic[\\/]dist[\\/][^\\/]*\.mjs$/.test(id)) return null;
+      return { code: code.replace(/^(var [\w$]+ = )(?=new |[\w$]+\()/gm, '$1/*#__PURE__*/ '), map: null };
+    },
+  };
+}
+
 // ---- Content-Security-Policy: every page carries its policy as a <meta> (any static host) ----
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -238,7 +252,7 @@ function singleFilePage(): Plugin {
         ...common(false),
         configFile: false,
         logLevel: 'error',
-        plugins: [nodeOnly(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
+        plugins: [nodeOnly(), pureSchemes(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
         build: {
           write: false,
           target: 'es2022',
@@ -258,7 +272,7 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [nodeOnly(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
+  plugins: [nodeOnly(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
     preloadWhereBuilt()],
   build: {
     outDir: here('./dist'),
@@ -277,9 +291,10 @@ export default defineConfig({
         chunkFileNames: 'assets/[name]-[hash].js',
         // the state and the algorithms' modules are one chunk: both are in the first load and
         // shared with the lazy chunks (one file fewer to fetch, no import lists between them);
-        // state/prob-clicks.ts is only the lazily loaded ProbAttention panel's: it stays with it
+        // what only lazily loaded chunks import stays with them: state/prob-clicks.ts (the
+        // ProbAttention panel's), state/history.ts (undo.ts's), state/chapter.ts (the chapter views')
         advancedChunks: { groups: [{ name: 'state',
-          test: (id: string) => /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/.test(id) && !/[\\/]prob-clicks\.ts$/.test(id) }] },
+          test: (id: string) => /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/.test(id) && !/[\\/](prob-clicks|history|chapter)\.ts$/.test(id) }] },
       },
     },
   },

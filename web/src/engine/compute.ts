@@ -162,6 +162,7 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
   const followFirst = (core: Core): void => {
     if (core !== wholeCore && !wholePromise) setTimeout(() => void loadWhole().catch(() => {}), 250);
   };
+  let lastEstimate: { core: Core | null; key: string; value: Estimate | null } = { core: null, key: '', value: null };
   /** One run on the module that runs the scenario: its trace, or the error it names. */
   const attempt = (scenario: Scenario, call: (core: Core) => Record<string, unknown>): Outcome => {
     const core = coreFor(scenario);
@@ -178,11 +179,20 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
     runWithProgress: (scenario, onProgress) => attempt(scenario, (core) =>
       core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } })),
     estimate: (scenario) => {
+      const core = coreFor(scenario);
+      if (!core) return null;
+      // an edit of a number changes no shape: the last answer stands (the core parses the scenario)
+      const shapes = shapesOnly(scenario);
+      const key = JSON.stringify(shapes);
+      if (lastEstimate.core === core && lastEstimate.key === key) return lastEstimate.value;
+      let value: Estimate | null = null;
       try {
-        return coreFor(scenario)?.estimate(shapesOnly(scenario)) ?? null;
+        value = core.estimate(shapes);
       } catch {
-        return null;
+        value = null;
       }
+      lastEstimate = { core, key, value };
+      return value;
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
