@@ -150,6 +150,31 @@ function embedPreloads(): Plugin {
   };
 }
 
+/** The element as a package (issue 15): a host's bundler (a Vite or webpack app that installs the
+ * tarball) bundles dist/attention-playground.js again, renaming its chunks: the chunks that Vite's
+ * preload helper fetches ahead of a lazy import (`__vite__mapDeps`, named as built here) would 404
+ * there. The helper preloads only where its chunk is the file built here (its `import.meta.url`
+ * ends with its name: one check, in the one chunk that holds the helper); elsewhere a lazy chunk
+ * loads its own imports itself. */
+function preloadWhereBuilt(): Plugin {
+  // function (base, deps, importerUrl) { let promise = Promise.resolve(); if (deps && deps.length > 0) {
+  const helper = /(function\s*\w*\(\w+,\s*(\w+),\s*\w+\)\s*\{\s*let \w+\s*=\s*Promise\.resolve\(\);?\s*if\s*\(\2\s*&&\s*\2\.length\s*>\s*0)(\)\s*\{)/;
+  return {
+    name: 'attnplay-preload-where-built',
+    apply: 'build',
+    enforce: 'post',
+    writeBundle(options, bundle) {
+      const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+      if (!chunks.some((c) => c.code.includes('__vite__mapDeps('))) return;
+      const holders = chunks.filter((c) => helper.test(c.code));
+      if (holders.length !== 1) throw new Error(`vite.config.ts preloadWhereBuilt: Vite's preload helper is in ${holders.length} chunks (expected 1: has its form changed?)`);
+      const file = `${options.dir}/${holders[0].fileName}`;
+      const here = `import.meta.url.endsWith(${JSON.stringify('/' + holders[0].fileName)})`;
+      writeFileSync(file, readFileSync(file, 'utf8').replace(helper, (_all, head: string, _deps: string, tail: string) => `${head}&&${here}${tail}`));
+    },
+  };
+}
+
 /** The single-file build: `import url from '.../attnplay_core.wasm?url'` becomes a data: URL
  * (engine/compute.ts decodes it into wasmBinary; nothing is fetched). */
 function inlineWasm(): Plugin {
@@ -247,7 +272,8 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [nodeOnly(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage()],
+  plugins: [nodeOnly(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
+    preloadWhereBuilt()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,

@@ -125,6 +125,15 @@ export function api(core) {
       if (reply.error !== undefined) throw inputError(reply.field, reply.error);
       return reply.estimate;
     },
+    // a seeded draw's numbers (SPEC §2), as the core's readers draw them: {shape, data: Float64Array};
+    // `field` names it in errors ("q" -> "q.random: expected one of ...")
+    draw: (spec, field = 'draw') => {
+      const reply = JSON.parse(core.draw(JSON.stringify(spec), field));
+      if (reply.error !== undefined) throw inputError(reply.field, reply.error);
+      const data = core.outputBuffer(0).slice();
+      core.releaseOutputs();
+      return { shape: reply.shape, data };
+    },
     presets: () => JSON.parse(core.presets()),
     algorithms: () => JSON.parse(core.algorithms()), // the registry: [{name, title, ..., tensors, masks, defaults, inner?}]
     memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks

@@ -4,6 +4,7 @@
 // first-load WASM module, which runs `full` alone and carries no presets (the page has them from
 // build/wasm/catalog.json), so the linker leaves every other algorithm out of it. The page loads
 // the whole module after its first trace (web/src/compute.ts).
+#include "draws.hpp"
 #include "readers.hpp"
 
 #ifdef ATTNPLAY_FIRST_LOAD
@@ -135,6 +136,13 @@ const AlgorithmEntry* find_algorithm(const std::string& name) {
     if (name == a.name) return &a;
   return nullptr;
 }
+
+#ifndef ATTNPLAY_FIRST_LOAD
+// Seeded tensor draws' numbers (draws.hpp), linked with the whole registry: not into the first-load module.
+namespace {
+[[maybe_unused]] const bool draws_linked = (draw_reader = &draws, true);
+}
+#endif
 
 json algorithms_json() {
   json list = json::array();

@@ -76,6 +76,11 @@ function edits(presets) {
     'pooling-max-stride-2': { ...p('pooling-max'), kernel: 3, stride: 2 },
     'bahdanau-seed4-valid-lens': { ...p('bahdanau-enc-valid-lens'), seed: 4, enc_valid_lens: [1, 3, 0, 7] },
     'positional-base-100': { algorithm: 'positional_encoding', num_steps: 9, encoding_dim: 6, base: 100 },
+    // issue 15: seeded draws (SPEC §2), written out as the numbers the core draws
+    'full-drawn-qkv': { algorithm: 'full', q: { shape: [2, 5, 2, 3], random: 'normal', seed: 1 },
+      k: { shape: [2, 6, 2, 3], random: 'uniform', seed: 2, scale: 2 }, v: { shape: [2, 6, 2, 4], random: 'normal', seed: 3, scale: 0.5 } },
+    'additive-drawn-weights': { ...p('d2l-additive'), weights: { W_q: { shape: [8, 20], random: 'uniform', seed: 4 },
+      W_k: { shape: [8, 2], random: 'normal', seed: 5 }, w_v: { shape: [8], random: 'normal', seed: 6 } } },
   };
 }
 
