@@ -76,6 +76,21 @@ function edits(presets) {
     'pooling-max-stride-2': { ...p('pooling-max'), kernel: 3, stride: 2 },
     'bahdanau-seed4-valid-lens': { ...p('bahdanau-enc-valid-lens'), seed: 4, enc_valid_lens: [1, 3, 0, 7] },
     'positional-base-100': { algorithm: 'positional_encoding', num_steps: 9, encoding_dim: 6, base: 100 },
+    // issue 17: the libraries a scenario names, each snippet running that library's own code
+    'performer-pytorch': { ...p('performer-iid'), reference: 'performer-pytorch' },
+    'performer-pytorch-causal-seed2': { ...p('performer-iid'), seed: 2, reference: 'performer-pytorch', mask: { kind: 'causal' } },
+    'linear-fast-transformers-elu1': { ...p('linear-elu1'), reference: 'fast-transformers' },
+    'linear-fast-transformers-relu-causal': { ...p('linear-relu-zero'), reference: 'fast-transformers', mask: { kind: 'causal' } },
+    'linear-performer-pytorch-causal': { ...p('linear-softmax-qk'), reference: 'performer-pytorch', mask: { kind: 'causal' } },
+    'linear-performer-pytorch-lq5-lk3': { algorithm: 'linear', ...qkv(2, 5, 3, 2, 3, 2, 81), feature_map: 'softmax_qk', reference: 'performer-pytorch' },
+    'full-bottom-right-causal-lq3-lk6': { algorithm: 'full', ...qkv(2, 3, 6, 2, 3, 2, 61), mask: { kind: 'causal', align: 'bottom_right' } },
+    'flash-bottom-right-local-lq6-lk4': { algorithm: 'flash', ...qkv(1, 6, 4, 2, 3, 2, 71), mask: { kind: 'local', window: 1, align: 'bottom_right' } },
+    'multihead-informer-mix-prob': { ...p('informer-prob-layer'), reference: 'informer-mix' },
+    'multihead-informer-mix-full-causal': { algorithm: 'multihead', queries: tensor([2, 4, 6], 91), keys: tensor([2, 4, 6], 92), values: tensor([2, 4, 6], 93),
+      num_heads: 3, num_hiddens: 6, bias: true, mask: { kind: 'causal' }, reference: 'informer-mix' },
+    'lsh-reformer-pytorch': { ...p('lsh-4-buckets'), reference: 'reformer-pytorch' },
+    'lsh-reformer-within-buckets-no-duplicates': { ...p('lsh-8-rounds'), n_hashes: 3, reference: 'reformer-pytorch', attend_across_buckets: false },
+    'nadaraya-d2l-en-trained': { ...p('d2l-nadaraya-watson'), dataset: { n_train: 20, seed: 3 }, reference: 'd2l-en', train: { epochs: 3, lr: 0.5 } },
   };
 }
 

@@ -19,6 +19,13 @@ import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
 import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
 import PLAYGROUND_PY from '../../tests/fixtures/reference/playground.py?raw';
+// issue 17: the libraries a scenario may name (`reference`, mask.align), copied unmodified
+import PERFORMER_PYTORCH_PY from '../../tests/fixtures/reference/performer_pytorch.py?raw';
+import FAST_TRANSFORMERS_PY from '../../tests/fixtures/reference/fast_transformers.py?raw';
+import FLASH_ATTN_PY from '../../tests/fixtures/reference/flash_attn_ref.py?raw';
+import INFORMER2020_PY from '../../tests/fixtures/reference/informer2020.py?raw';
+import D2L_EN_017_PY from '../../tests/fixtures/reference/d2l_en_017.py?raw';
+import REFORMER_PY from '../../tests/fixtures/reference/reformer_pytorch.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -613,7 +620,7 @@ export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<strin
   const algorithm = String(trace.algorithm ?? scenario.algorithm);
   const builder = algorithmModule(algorithm)?.pytorch;
   if (!builder) fail(`copy as PyTorch is not available for ${algorithm} yet`);
-  const s = (await builder())(scenario, trace);
+  const s = librarySnippet(scenario, trace) ?? (await builder())(scenario, trace);
   const float32 = scenario.dtype === 'float32';
   const lines = [
     `# Attention Playground: "${algorithm}" as PyTorch. The reference: ${s.source}.`,
@@ -632,4 +639,143 @@ export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<strin
   lines.push("# ---- the scenario's inputs ----", ...s.inputs, '', '# ---- run ----', ...s.run, '',
     `print("${s.main}", tuple(${s.main}.shape))`, `print(${s.main})`);
   return lines.join('\n') + '\n';
+}
+
+// ---- the library a scenario names (issue 17, item 3) ----
+//
+// With `reference` (or mask.align "bottom_right") the snippet runs that library's own code, cut from
+// tests/fixtures/reference/ (repository, commit and license named there; the fixtures run the same
+// lines), and imports nothing but torch (and numpy): the libraries' other imports are stubbed there.
+
+const cut = (file: string, name: string, from: string) => `# ${from}\n${snippet(file, name)}\n`;
+
+/** lucidrains/performer-pytorch's FastAttention.forward, in our (B, L, H, .) layout around it. */
+function performerPytorch(scn: Dict, trace: Dict, features: string[]): Snippet {
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  return {
+    source: "performer-pytorch (lucidrains): softmax_kernel / no_projection with linear_attention", main: 'context',
+    code: [cut(PERFORMER_PYTORCH_PY, 'performer_pytorch', 'performer-pytorch, performer_pytorch/performer_pytorch.py (tests/fixtures/reference/performer_pytorch.py)')],
+    inputs: qkv(scn, trace),
+    run: ["bhl = lambda x: x.permute(0, 2, 1, 3)  # ours (B, L, H, .) <-> performer-pytorch's (B, H, L, .)", ...features,
+      `context = bhl(${causal ? 'causal_linear_attention_noncuda' : 'linear_attention'}(phi_q, phi_k, bhl(v)))  # (B, L_Q, H, D)`],
+  };
+}
+
+function fastTransformers(scn: Dict, trace: Dict): Snippet {
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  const fm = String(scn.feature_map ?? 'elu1');
+  return {
+    source: "fast-transformers (idiap): LinearAttention / CausalLinearAttention", main: 'context',
+    code: [cut(FAST_TRANSFORMERS_PY, 'fast_transformers', 'fast-transformers, masking.py, feature_maps/base.py, attention/(causal_)linear_attention.py (tests/fixtures/reference/fast_transformers.py)')],
+    inputs: qkv(scn, trace),
+    run: ['B, L, S, E = q.shape[0], q.shape[1], k.shape[1], q.shape[3]',
+      `feature_map = ${fm === 'relu' ? 'ActivationFunctionFeatureMap.factory(torch.relu)' : 'elu_feature_map'}`,
+      `attention = ${causal ? 'CausalLinearAttention' : 'LinearAttention'}(E, feature_map=feature_map)`,
+      `context = attention(q, k, v, ${causal ? 'TriangularCausalMask(L)' : 'FullMask(L, S)'}, LengthMask(torch.full((B,), L)), LengthMask(torch.full((B,), S)))  # (B, L_Q, H, D)`],
+  };
+}
+
+function flashAttnRef(scn: Dict, trace: Dict): Snippet {
+  const mask = scn.mask as Dict;
+  const causal = mask.kind === 'causal' || mask.causal === true;
+  const window = mask.kind === 'local' ? `(${pyNum(mask.window)}, ${pyNum(mask.window)})` : '(-1, -1)';
+  const scaled = scn.scale !== undefined;
+  return {
+    source: "flash-attn's attention_ref (its tests: causal and local masks aligned to the last key)", main: 'context',
+    code: [cut(FLASH_ATTN_PY, 'flash_attn_ref', 'flash-attention, tests/test_flash_attn.py (tests/fixtures/reference/flash_attn_ref.py)')],
+    inputs: [...qkv(scn, trace), ...(scaled ? [`scale = ${pyNum(scn.scale)}`] : [])],
+    run: [...(scaled ? ['q = q * (scale * math.sqrt(q.shape[-1]))  # attention_ref scales by 1/sqrt(E): the scenario\'s scale instead'] : []),
+      `context, weights = attention_ref(q, k, v, causal=${causal ? 'True' : 'False'}, window_size=${window}, upcast=False)  # upcast=True would compute in float32`],
+  };
+}
+
+function informerMix(scn: Dict, trace: Dict): Snippet {
+  const mask = (scn.mask ?? { kind: 'none' }) as Dict;
+  const kind = mask.kind ?? 'none';
+  if (kind !== 'none' && kind !== 'causal') fail(`copy as PyTorch: Informer2020's attention takes no mask but its causal one, got "${String(kind)}"`);
+  const W = (scn.weights ?? {}) as Dict;
+  const weight = (n: string) => nested(W[n] ?? fromTrace(trace, n));
+  const bias = (n: string): Json | null => nested(W[n] ?? scn[n] ?? trace[n] ?? null) as Json | null;
+  const prob = scn.inner === 'prob';
+  const inputs = [assign('queries', scenarioTensor(scn, trace, 'queries'), 'float64', '(B, L_Q, d_q)'),
+    assign('keys', scenarioTensor(scn, trace, 'keys'), 'float64', '(B, L_K, d_k)'),
+    assign('values', scenarioTensor(scn, trace, 'values'), 'float64', '(B, L_K, d_v)'), `num_heads = ${Number(scn.num_heads)}`];
+  for (const n of ['W_q', 'W_k', 'W_v', 'W_o']) inputs.push(assign(n, weight(n), 'float64', 'torch Linear layout (out, in)'));
+  for (const n of ['b_q', 'b_k', 'b_v', 'b_o']) inputs.push(bias(n) === null ? `${n} = torch.zeros(W_${n.slice(2)}.shape[0])  # nn.Linear's bias, absent: 0` : assign(n, bias(n)));
+  let code = snippet(INFORMER2020_PY, 'informer2020');
+  const scale = scn.scale !== undefined ? pyNum(scn.scale) : 'None';
+  const causal = kind === 'causal' ? 'True' : 'False';
+  const run: string[] = [];
+  if (prob) {
+    code = replaceLine(code, '        index_sample = torch.randint(L_K, (L_Q, sample_k)) # real U = U_part(factor*ln(L_k))*L_q',
+      '        index_sample = self.index_sample  # CHANGED: the reference draws it here, (L_Q, sample_k) uniform in [0, L_K)');
+    inputs.push(assign('sample_index', nested(scn.sample_index ?? fromTrace(trace, 'sample_index')), 'long', `(L_Q, U_part)${scn.sample_index === undefined ? ': drawn from the seed' : ''}`));
+    run.push(`attention = ProbAttention(mask_flag=${causal}, factor=${pyNum(scn.factor ?? 5)}, scale=${scale}, attention_dropout=0.0)`,
+      'attention.index_sample = sample_index');
+  } else {
+    run.push(`attention = FullAttention(mask_flag=${causal}, scale=${scale}, attention_dropout=0.0)`);
+  }
+  run.push('layer = AttentionLayer(attention, queries.shape[-1], num_heads, mix=True)  # mix=True: Informer\'s decoder',
+    ...[['query_projection', 'q'], ['key_projection', 'k'], ['value_projection', 'v'], ['out_projection', 'o']].flatMap(([attr, n]) =>
+      [`layer.${attr} = nn.Linear(W_${n}.shape[1], W_${n}.shape[0])`, `layer.${attr}.weight.data, layer.${attr}.bias.data = W_${n}, b_${n}`]),
+    'layer.eval()', 'with torch.no_grad():', '    output, attn = layer(queries, keys, values, None)  # (B, L_Q, d_model)');
+  return { source: "Informer2020's AttentionLayer(mix=True) (heads and positions mixed before W_o)", numpy: true, main: 'output',
+    code: [`# Informer2020, utils/masking.py and models/attn.py (tests/fixtures/reference/informer2020.py)\n${code}\n`], inputs, run };
+}
+
+function d2lEnNadaraya(scn: Dict, trace: Dict): Snippet {
+  const base = nadarayaSnippet({ ...scn, train: undefined }, trace);
+  const train = scn.train as Dict | undefined;
+  if (!train) return { ...base, source: `${base.source} (d2l-en changes only the training)` };
+  const kernel = String(scn.kernel ?? 'gaussian');
+  const en = replaceLine(snippet(D2L_EN_017_PY, 'd2l_en_nw'), '        self.w = nn.Parameter(torch.rand((1,), requires_grad=True))',
+    '        self.w = nn.Parameter(torch.ones((1,), requires_grad=True))  # CHANGED: was a random initial w; set below');
+  return { ...base, source: "d2l-en 0.17.0's Nadaraya-Watson training (MSELoss / 2)",
+    code: [...base.code, `\n\n# d2l-en v0.17.0, chapter_attention-mechanisms/nadaraya-watson.md (tests/fixtures/reference/d2l_en_017.py)\n${en}\n`],
+    inputs: [...base.inputs, `epochs, lr = ${pyNum(train.epochs)}, ${pyNum(train.lr)}`],
+    run: [kernel === 'gaussian' ? 'net = NWKernelRegression()  # d2l-en\'s' : `net = NWKernel(${kernel === 'epanechnikov' ? 'epanechikov' : kernel})  # another kernel of u = (x - x_i) w in d2l-en's loop`,
+      'with torch.no_grad():', '    net.w.copy_(torch.tensor([w]))',
+      'losses, ws = train_d2l_en(net, x_train, y_train, epochs, lr)', 'print("loss per epoch", losses)', 'w = net.w.detach()[0]',
+      ...base.run] };
+}
+
+function reformerLsh(scn: Dict, trace: Dict): Snippet {
+  const rotations = nested(scn.rotations ?? fromTrace(trace, 'rotations'));
+  const [n_hashes, , half] = shapeOf(rotations);
+  const code = replaceLine(snippet(REFORMER_PY, 'reformer_lsh'),
+    '        random_rotations = torch.randn(rotations_shape, dtype=vecs.dtype, device=device).expand(batch_size, -1, -1, -1)',
+    '        random_rotations = self.rotations.permute(1, 0, 2)[None].expand(batch_size, -1, -1, -1)  # CHANGED: the reference draws them here at random, (1, E, n_hashes, n_buckets / 2)');
+  return {
+    source: "reformer-pytorch's LSHAttention (lucidrains)", main: 'context',
+    code: [`# reformer-pytorch, reformer_pytorch/reformer_pytorch.py (tests/fixtures/reference/reformer_pytorch.py)\n${code}\n`],
+    inputs: [...qkv(scn, trace, ['q', 'v']), assign('rotations', rotations, 'float64', `(n_hashes, E, n_buckets / 2)${scn.rotations === undefined ? ': drawn from the seed' : ''}`)],
+    run: ['B, L, H, E = q.shape', 'fold = lambda x: x.permute(0, 2, 1, 3).reshape(B * H, L, x.shape[-1])  # ours -> (B*H, L, .): heads as batch items',
+      `lsh = LSHAttention(bucket_size=L // ${2 * half}, n_hashes=${n_hashes}, allow_duplicate_attention=${scn.allow_duplicate_attention === false ? 'False' : 'True'}, attend_across_buckets=${scn.attend_across_buckets === false ? 'False' : 'True'}, return_attn=True).eval()`,
+      'lsh.rotations = rotations',
+      'with torch.no_grad():', '    out, attn, buckets = lsh(fold(q), fold(v))',
+      'context = out.reshape(B, H, L, -1).permute(0, 2, 1, 3)  # (B, L, H, D)'],
+  };
+}
+
+/** The snippet of the library the scenario names, or null (SPEC's formulas: the algorithm's own builder). */
+function librarySnippet(scn: Dict, trace: Dict): Snippet | null {
+  const algorithm = String(trace.algorithm ?? scn.algorithm);
+  const ref = scn.reference;
+  if (((scn.mask ?? {}) as Dict).align === 'bottom_right') return flashAttnRef(scn, trace);
+  if (ref === undefined) return null;
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  if (algorithm === 'performer') {
+    return performerPytorch(scn, trace, [assign('projection', nested(scn.projection ?? fromTrace(trace, 'projection')), 'float64', '(m, E)'),
+      'phi_q = softmax_kernel(bhl(q), projection_matrix=projection, is_query=True)',
+      'phi_k = softmax_kernel(bhl(k), projection_matrix=projection, is_query=False)']);
+  }
+  if (algorithm === 'linear' && ref === 'performer-pytorch') {
+    return performerPytorch(scn, trace, ['# FastAttention(no_projection=True).forward\'s lines',
+      'phi_q = bhl(q).softmax(dim=-1)', `phi_k = ${causal ? 'torch.exp(bhl(k))' : 'bhl(k).softmax(dim=-2)'}`]);
+  }
+  if (algorithm === 'linear') return fastTransformers(scn, trace);
+  if (algorithm === 'multihead') return informerMix(scn, trace);
+  if (algorithm === 'nadaraya_watson') return d2lEnNadaraya(scn, trace);
+  if (algorithm === 'lsh') return reformerLsh(scn, trace);
+  return null;
 }
