@@ -221,6 +221,7 @@ BahdanauPlan read_bahdanau(ScenarioContext& ctx) {
     };
   }
   options.gradients = f.boolean("gradients", false);
+  options.d2l_en_names = given && ctx.fields.object("weights").has("encoder.rnn.rnn.weight_ih_l0");
   if (batch && f.has("labels")) {
     const std::size_t B = batch->src.shape()[0], T_tgt = batch->tgt.shape()[1];
     options.labels = read_tokens(ctx, "labels", {Dim::of(B, "B of src"), Dim::of(T_tgt, "T_tgt of tgt")}, *sizes[TGT],

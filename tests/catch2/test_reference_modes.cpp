@@ -124,6 +124,35 @@ TEST_CASE("bahdanau: current d2l-en's encoder.rnn.rnn.* names give the same trac
   CHECK(error_of(both).rfind("weights.encoder.rnn.rnn.weight_ih_l0: give the encoder's GRU once", 0) == 0);
 }
 
+TEST_CASE("bahdanau: with d2l-en's names the gradients and trained weights say encoder.rnn.rnn.*", "[reference]") {
+  const json zh = read_json_file("tests/fixtures/bahdanau/grad-b2-t3-l1.json")["scenario"];
+  json en = zh;
+  en["weights"] = json::object();
+  for (const auto& [key, value] : zh["weights"].items()) {
+    std::string name = key;
+    if (name.rfind("encoder.rnn.", 0) == 0) name.insert(std::string("encoder.rnn.").size(), "rnn.");
+    en["weights"][name] = value;
+  }
+  const json a = run(zh), b = run(en);
+  REQUIRE(b.contains("gradients"));
+  CHECK_FALSE(b["gradients"].contains("encoder.rnn.weight_ih_l0"));
+  CHECK(b["gradients"]["encoder.rnn.rnn.weight_ih_l0"] == a["gradients"]["encoder.rnn.weight_ih_l0"]);
+  CHECK(b["gradients"]["decoder.rnn.weight_ih_l0"] == a["gradients"]["decoder.rnn.weight_ih_l0"]);
+  CHECK(b["gradients"].size() == a["gradients"].size());
+  // trained from the d2l-en names: trained_weights named the same way
+  json trained = read_json_file("tests/fixtures/bahdanau/train-reverse-given-weights.json")["scenario"];
+  json renamed = json::object();
+  for (const auto& [key, value] : trained["weights"].items()) {
+    std::string name = key;
+    if (name.rfind("encoder.rnn.", 0) == 0) name.insert(std::string("encoder.rnn.").size(), "rnn.");
+    renamed[name] = value;
+  }
+  trained["weights"] = renamed;
+  const json t = run(trained);
+  CHECK(t["trained_weights"].contains("encoder.rnn.rnn.weight_hh_l0"));
+  CHECK_FALSE(t["trained_weights"].contains("encoder.rnn.weight_hh_l0"));
+}
+
 TEST_CASE("mask align bottom_right: query i at i + L_K - L_Q (flash-attn >= 2.1)", "[reference]") {
   json s = random_qkv("full", 11, 1, 1, 3, 5, 2, 2, {{"mask", {{"kind", "causal"}, {"align", "bottom_right"}}}});
   const json t = run(s);

@@ -34,7 +34,9 @@ const snippet = () => page.evaluate(async () => {
   const blob = await el.export('pytorch');
   const t = el.trace;
   const main = ['context', 'output', 'y_hat', 'P'].find((f) => t[f] !== undefined);
-  return { type: blob.type, text: await blob.text(), main, expected: t[main], algorithm: t.algorithm };
+  // bahdanau with train: the loss curve and the held-out example's weights must match too (issue 17)
+  const also = t.loss !== undefined && t.heldout_weights !== undefined ? { loss: t.loss, heldout_weights: t.heldout_weights } : undefined;
+  return { type: blob.type, text: await blob.text(), main, expected: t[main], also, algorithm: t.algorithm };
 });
 
 /** What el.export('pytorch') rejects with. */
@@ -105,13 +107,12 @@ test('every preset and edited scenarios: the snippet run by python equals the tr
     assert.match(s.text, /torch\.set_default_dtype\(torch\.float64\)/, name);
     assert.match(s.text, new RegExp(`^print\\(${s.main}\\)$`, 'm'), `${name}: prints ${s.main}`);
     fs.writeFileSync(path.join(dir, `${name}.py`), s.text);
-    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ main: s.main, expected: s.expected }));
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ main: s.main, expected: s.expected, also: s.also }));
     cases.push(name);
   };
   try {
     for (const preset of presets) {
-      // every algorithm has a snippet (its module's builder), but bahdanau's training
-      if (preset.scenario.train !== undefined && preset.scenario.algorithm === 'bahdanau') continue;
+      // every algorithm has a snippet (its module's builder); bahdanau's training too (issue 17)
       await openUrl(page, `${base}#preset=${preset.name}`);
       write(`preset-${preset.name}`, await snippet());
     }
@@ -145,12 +146,14 @@ test('every preset and edited scenarios: the snippet run by python equals the tr
   assert.deepEqual(problems, []);
 });
 
-test('not available: bahdanau with train rejects saying so; a scenario with an error rejects', async () => {
+test('bahdanau with train is copied (train_seq2seq, the task written out); a scenario with an error rejects', async () => {
   await openUrl(page, `${base}#preset=bahdanau-train-reverse-quick`);
-  let e = await rejected();
-  assert.equal(e?.field, 'kind');
-  assert.match(e.message, /copy as PyTorch is not available for bahdanau with "train" yet/);
+  const s = await snippet();
+  assert.match(s.text, /^class SplitMix64:$/m, 'the task\'s generator is written out');
+  assert.match(s.text, /train_seq2seq\(net, minibatches/, 'd2l\'s training loop');
+  assert.ok(s.also?.loss?.length > 0, 'the trace has a loss curve to compare');
   await openUrl(page, `${base}#preset=softmax-toy`);
+  let e;
   // a scenario the core refuses: the trace shown is the earlier one's, the snippet is refused
   await page.evaluate(() => document.querySelector('attention-playground').setScenario({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] }));
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.stale-note:not([hidden])'));
