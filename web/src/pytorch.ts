@@ -795,7 +795,7 @@ function informerMix(scn: Dict, trace: Dict): Snippet {
   const causal = kind === 'causal' ? 'True' : 'False';
   const run: string[] = [];
   if (prob) {
-    inputs.push(assign('sample_index', nested(scn.sample_index ?? fromTrace(trace, 'sample_index')), 'long', `(L_Q, U_part)${scn.sample_index === undefined ? ': drawn from the seed' : ''}: ProbAttention's torch.randint draw`));
+    inputs.push(assign('sample_index', nested(scn.sample_index ?? fromTrace(trace, 'sample_index')), 'long', `(L_Q, U_part)${scn.sample_index === undefined ? ': drawn from the seed' : ''}: what ProbAttention samples`));
     run.push(`inner = lambda q, k, v: informer_prob(q, k, v, sample_index, ${causal}, factor=${pyNum(scn.factor ?? 5)}, scale=${scale})`);
   } else {
     run.push(`inner = lambda q, k, v: informer_full(q, k, v, ${causal}, scale=${scale})`);
@@ -827,7 +827,7 @@ function reformerLsh(scn: Dict, trace: Dict): Snippet {
   return {
     source: "reformer-pytorch's LSHAttention (lucidrains), restated", main: 'context',
     code: [lib('lib_reformer')],
-    inputs: [...qkv(scn, trace, ['q', 'v']), assign('rotations', rotations, 'float64', `(n_hashes, E, n_buckets / 2)${scn.rotations === undefined ? ': drawn from the seed' : ''}: LSHAttention's torch.randn draw`)],
+    inputs: [...qkv(scn, trace, ['q', 'v']), assign('rotations', rotations, 'float64', `(n_hashes, E, n_buckets / 2)${scn.rotations === undefined ? ': drawn from the seed' : ''}: what LSHAttention draws`)],
     run: ['B, L, H, E = q.shape', 'fold = lambda x: x.permute(0, 2, 1, 3).reshape(B * H, L, x.shape[-1])  # ours -> (B*H, L, .): heads as batch items',
       `out, weights, buckets = reformer_lsh(fold(q), fold(v), rotations, bucket_size=L // ${2 * half}, attend_across_buckets=${scn.attend_across_buckets === false ? 'False' : 'True'}, allow_duplicate_attention=${scn.allow_duplicate_attention === false ? 'False' : 'True'})  # ${n_hashes} rounds`,
       'context = out.reshape(B, H, L, -1).permute(0, 2, 1, 3)  # (B, L, H, D)'],
