@@ -26,7 +26,7 @@ test('reference: echoed at the top level in WASM and natively, the same trace', 
   ]) {
     const t = wasm.run(s);
     assert.equal(t.reference, s.reference, s.algorithm);
-    assert.equal(runNative(s).reference, s.reference);
+    assert.equal(runNative(s).trace?.reference, s.reference);
   }
   assert.equal(wasm.run({ algorithm: 'full', ...qkv(3, 5), mask: { kind: 'causal', align: 'bottom_right' } }).reference, undefined);
 });
@@ -45,5 +45,5 @@ test('a tie at ProbAttention\'s top-u cut: the warning names the tied queries (p
   const t = wasm.run(toy);
   const ties = t.warnings.filter((w) => w.includes('a tie at the top-u cut'));
   assert.deepEqual(ties, ['batch 0, head 0: a tie at the top-u cut (u = 2): queries 1, 3 have M = 1; the project keeps the lower index (1), torch.topk may keep any of them']);
-  assert.deepEqual(runNative(toy).warnings, t.warnings);
+  assert.deepEqual(runNative(toy).trace?.warnings, t.warnings);
 });

@@ -22,7 +22,7 @@ const maxDiff = (a, b) => flat(a).reduce((m, x, i) => Math.max(m, Math.abs(x - f
 
 test('linear: the library select, its distance from SPEC beside the result, and back to SPEC', async () => {
   await openUrl(page, `${base}#preset=linear-elu1`);
-  assert.equal(await el().locator('[data-field="reference"]').count(), 0, 'no line without a library');
+  assert.equal(await el().locator('[data-field="reference-line"]').count(), 0, 'no line without a library');
   const options = await input('reference').locator('option').evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(options, ['', 'fast-transformers'], 'elu1: SPEC or fast-transformers');
   const s = await afterTrace(() => input('reference').selectOption('fast-transformers'));
@@ -32,7 +32,7 @@ test('linear: the library select, its distance from SPEC beside the result, and 
   const spec = { ...s };
   delete spec.reference;
   const expected = maxDiff(wasm.run(s).context, wasm.run(spec).context);
-  const line = el().locator('[data-field="reference"]');
+  const line = el().locator('[data-field="reference-line"]');
   assert.match(await line.textContent(), /fast-transformers against SPEC's formulas: max \|Δ context\| = .* \(eps 1e-6 in the denominator\)/);
   const shown = Number(await line.locator('[data-field="reference.diff"]').getAttribute('data-value'));
   assert.ok(expected > 0 && Math.abs(shown - expected) <= 1e-15, `${shown} against ${expected}`);
@@ -43,7 +43,7 @@ test('linear: the library select, its distance from SPEC beside the result, and 
   assert.equal(s3.reference, 'performer-pytorch');
   const s4 = await afterTrace(() => input('reference').selectOption(''));
   assert.equal(s4.reference, undefined, "SPEC's formulas: the key removed");
-  assert.equal(await el().locator('[data-field="reference"]').count(), 0);
+  assert.equal(await el().locator('[data-field="reference-line"]').count(), 0);
 });
 
 test('full: align bottom_right under a causal mask; prob-toy: the tie warning is shown', async () => {
@@ -52,7 +52,7 @@ test('full: align bottom_right under a causal mask; prob-toy: the tie warning is
   assert.equal(s.mask.kind, 'causal');
   const s2 = await afterTrace(() => input('mask.align').selectOption('bottom_right'));
   assert.equal(s2.mask.align, 'bottom_right');
-  assert.match(await el().locator('[data-field="reference"]').textContent(), /bottom_right against SPEC's formulas: .*aligned to the last key/);
+  assert.match(await el().locator('[data-field="reference-line"]').textContent(), /bottom_right against SPEC's formulas: .*aligned to the last key/);
   await openUrl(page, `${base}#preset=prob-toy`);
   const warnings = await el().locator('.warnings li').allTextContents();
   assert.ok(warnings.some((w) => w.includes('a tie at the top-u cut (u = 2): queries 1, 3 have M = 1')), warnings.join('\n'));

@@ -35,7 +35,7 @@ export function referenceLine(s: Scenario, trace: Trace, spec: Outcome | null, l
   const mode = typeof s.reference === 'string' ? s.reference : aligned ? 'bottom_right' : null;
   if (!mode) return null;
   const reason = REASONS[aligned && !s.reference ? 'bottom_right' : `${mode}/${trace.algorithm}`];
-  const box = h('p', { class: 'reference-line', dataset: { field: 'reference' }, attrs: { role: 'status' } },
+  const box = h('p', { class: 'reference-line', dataset: { field: 'reference-line' }, attrs: { role: 'status' } },
     h('strong', { text: `${mode}` }), ` ${LABEL[lang]}: `);
   if (!spec?.ok) {
     box.append(spec ? spec.error : '—');
