@@ -74,6 +74,17 @@ Trace run_lsh(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{B} * H * L * L, "q", "the (B, H, L, L) weights", "; use \"trace\": \"context\"");
   const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", kDefaultDuplicates);
+  if (ctx.reference == "reformer-pytorch") {  // issue 17: lucidrains' LSHAttention
+    if (f.has("scale"))
+      ctx.warnings.push_back("reformer-pytorch scales by E^-1/2 always: scale is used only for exact_context");
+    ReformerOptions o;
+    o.attend_across_buckets = f.boolean("attend_across_buckets", true);  // upstream's default
+    o.allow_duplicate_attention = allow_duplicate_attention;
+    return reformer_lsh_attention(q, v, rotations, o, scale, ctx.level);
+  }
+  if (f.has("attend_across_buckets"))
+    throw InputError("attend_across_buckets", "is reformer-pytorch's option (\"reference\": \"reformer-pytorch\"); "
+                                              "SPEC's LSH attends within the bucket only");
   return lsh_attention(q, v, scale, rotations, allow_duplicate_attention, ctx.level);
 }
 

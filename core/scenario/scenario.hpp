@@ -27,6 +27,10 @@ struct Cancelled : InputError {
 
 struct AlgorithmEntry;
 
+// The "reference" modes an algorithm accepts (SPEC §2, "Matching the library a learner reads"):
+// empty for one without.
+const std::vector<std::string>& reference_modes(const std::string& algorithm);
+
 // What every algorithm's reader gets: the scenario's fields and its common settings.
 struct ScenarioContext {
   Fields& fields;               // the top-level scenario object
@@ -39,6 +43,7 @@ struct ScenarioContext {
   ProgressFn progress;                  // empty: nobody listens (called by training loops)
   const AlgorithmEntry* entry = nullptr;  // the algorithm being read (its masks, defaults)
   bool shapes_only = false;             // estimate_scenario: tensors may come as {"shape": [...]}
+  std::string reference;                // "reference" (SPEC §2, issue 17): "" = SPEC's formulas
 
   // Reads only a tensor's shape (nested arrays, {"shape", "data"}, a buffer reference or, for
   // estimates, {"shape"} alone) and records it: no number is read or copied.

@@ -556,6 +556,30 @@ B('decode: a mask (the cache is the mask)', withFields(DEC, { mask: { kind: 'cau
 B('decode: k shorter than q', withFields(DEC, { k: [[[[1, 0]], [[0, 1]], [[1, 1]]]], v: [[[[1]], [[2]], [[3]]]] }), 'k');
 V('decode: window 1, sinks 1, RoPE in the cache, prompt 1', withFields(DEC, { prompt: 1, cache: { window: 1, sinks: 1 }, rope: { positions: 'cache' } }));
 
+// ---- "reference" modes and mask.align (issue 17) ----
+const FULL_LQ3 = { ...clone(FULL), q: [[[[1, 0]], [[0, 1]], [[1, 1]]]], k: [[[[1, 0]], [[0, 1]]]], v: [[[[1, 2]], [[3, 4]]]] };
+const LSH_REF = { ...clone(LSH), reference: 'reformer-pytorch' };
+B('reference: full has no modes', withFields(FULL, { reference: 'performer-pytorch' }), 'reference');
+B('reference: linear, an unknown library', withFields(LINEAR, { reference: 'pytorch' }), 'reference');
+B('reference: performer, not a string', withFields(PERFORMER, { reference: 5 }), 'reference');
+B('reference: informer-mix on nadaraya_watson', withFields(NW, { reference: 'informer-mix' }), 'reference');
+B('reference: fast-transformers has no softmax_qk', withFields(LINEAR, { reference: 'fast-transformers', feature_map: 'softmax_qk' }), 'feature_map');
+B('reference: fast-transformers causal with L_Q > L_K', withFields(FULL_LQ3, { algorithm: 'linear', feature_map: 'elu1', reference: 'fast-transformers', mask: { kind: 'causal' } }), 'q');
+B('reference: performer-pytorch causal with L_Q > L_K', withFields(FULL_LQ3, { algorithm: 'performer', projection: [[1, 0], [0, 1]], reference: 'performer-pytorch', mask: { kind: 'causal' } }), 'q');
+B('reference: reformer-pytorch, L not divisible by n_buckets', withFields(LSH_REF, { n_buckets: 4, q: [[[[1, 0]], [[0, 1]], [[-1, 0.5]], [[2, 2]], [[1, 1]], [[0, 2]]]], v: [[[[1, 2]], [[3, 4]], [[5, 6]], [[7, 8]], [[1, 1]], [[2, 2]]]] }), 'n_buckets');
+B('reference: attend_across_buckets without reformer-pytorch', withFields(LSH, { attend_across_buckets: false }), 'attend_across_buckets');
+B('reference: attend_across_buckets not a boolean', withFields(LSH_REF, { attend_across_buckets: 'no' }), 'attend_across_buckets');
+B('reference: informer-mix refuses squeeze_bug', withFields(MULTIHEAD, { reference: 'informer-mix', inner: 'prob', factor: 1, squeeze_bug: true }), 'squeeze_bug');
+B('mask.align: unknown value', withFields(FULL, { mask: { kind: 'causal', align: 'center' } }), 'mask.align');
+B('mask.align: bottom_right on prob', withFields(PROB, { mask: { kind: 'causal', align: 'bottom_right' } }), 'mask.align');
+B('mask.align: bottom_right with atrous', withFields(FULL, { mask: { kind: 'atrous', dilation: 2, align: 'bottom_right' } }), 'mask.align');
+B('mask.align: bottom_right with a finite fill', withFields(FULL, { mask: { kind: 'causal', align: 'bottom_right', fill: -1e9 } }), 'mask.fill');
+V('reference: performer-pytorch with inputs of 1e3 (the stabiliser keeps exp finite)', withFields(PERFORMER, { reference: 'performer-pytorch', q: [[[[1e3, 0]], [[0, 1e3]]]], k: [[[[1e3, 0]], [[0, 1e3]], [[1e3, 1e3]]]] }));
+V('reference: fast-transformers relu with no common feature (denominator eps only)', withFields(LINEAR, { reference: 'fast-transformers', feature_map: 'relu', q: [[[[-1, -1]], [[-2, -1]]]] }));
+V('mask.align: bottom_right causal, L_Q > L_K (rows with no key are zeros)', withFields(FULL_LQ3, { mask: { kind: 'causal', align: 'bottom_right' } }));
+V('mask.align: bottom_right local window 0 on flash', withFields(FLASH, { mask: { kind: 'local', window: 0, align: 'bottom_right' } }));
+V('reference: reformer-pytorch, one bucket per chunk, no duplicates', withFields(LSH_REF, { allow_duplicate_attention: false, attend_across_buckets: false }));
+
 const names = new Set();
 for (const c of [...bad, ...valid]) {
   if (names.has(c.name)) throw new Error(`duplicate case name: ${c.name}`);

@@ -26,6 +26,11 @@ const props: Prop[] = [
     applies: (s) => roped(s) && !!s.rope, optional: true, default: 'half' },
   { key: 'rope.base', kind: 'number', panel: 'options', label: { en: 'RoPE base', zh: 'RoPE base' },
     applies: (s) => roped(s) && !!s.rope, optional: true, default: 10000 },
+  // flash-attn >= 2.1 aligns causal and local masks to the last key (issue 17); flash's too (one row for both)
+  { key: 'mask.align', kind: 'enum', panel: 'mask', label: { en: 'align (L_Q ≠ L_K)', zh: '对齐（L_Q ≠ L_K）' },
+    options: () => ['top_left', 'bottom_right'], optional: true, default: 'top_left',
+    applies: (s) => isAlg('full', 'flash')(s) && ['causal', 'local'].includes(maskKind(s)),
+    help: { en: 'bottom_right: i at i + L_K − L_Q (flash-attn)', zh: 'bottom_right：i 位于 i + L_K − L_Q（flash-attn）' } },
 ];
 
 export default {
