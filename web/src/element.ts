@@ -434,6 +434,9 @@ export class AttentionPlayground extends HTMLElement {
       render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
     for (const el of this.#root.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]')) el.hidden = !(session.preset && session.modified);
+    // "CSV, every (b, h)" only where there is more than one (b, h) (else it is the CSV)
+    const csvAll = this.#root.querySelector<HTMLElement>('[data-key="export.csv-all"]');
+    if (csvAll && trace) { const { B, H } = sliceSizes(session.traced, trace); csvAll.hidden = B * H <= 1; }
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }

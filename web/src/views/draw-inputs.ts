@@ -67,8 +67,13 @@ export function mountDraws(panel: HTMLElement, o: DrawsOptions): void {
   for (const slot of panel.querySelectorAll<HTMLElement>('.draw-slot[data-draw]')) {
     const name = slot.dataset.draw!;
     if (!isDraw(s[name])) {
-      slot.replaceChildren(h('button', { type: 'button', class: 'small', text: tx(o.lang, T.make), title: tx(o.lang, T.makeHelp),
-        dataset: { key: `${name}.random.make` }, on: { click: () => set(o, name, newDraw(s, name)) } }));
+      const make = h('button', { type: 'button', class: 'small draw-make', text: tx(o.lang, T.make), title: tx(o.lang, T.makeHelp),
+        dataset: { key: `${name}.random.make` }, on: { click: () => set(o, name, newDraw(s, name)) } });
+      // on the grid's caption line, beside its size (a row of its own pushed the results down)
+      const caption = slot.parentElement?.querySelector<HTMLElement>(':scope > figure.editor > figcaption');
+      caption?.querySelector(':scope > .draw-make')?.remove();
+      if (caption) caption.append(make);
+      slot.replaceChildren(...(caption ? [] : [make]));
       continue;
     }
     const box = drawBox(name, slot.dataset.title ?? name, s, o);
