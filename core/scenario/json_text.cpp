@@ -66,7 +66,8 @@ class PathHandler {
   bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
     // where the offending token starts (the lexer has read last_token up to `position`)
     const std::size_t start = position >= last_token.size() ? position - last_token.size() : 0;
-    const auto at = [&](const char* word) { return text_.compare(start, std::strlen(word), word) == 0; };
+    // (start may be past the end: an empty text's error is at byte 1)
+    const auto at = [&](const char* word) { return start < text_.size() && text_.compare(start, std::strlen(word), word) == 0; };
     if (ex.id == 406)  // a number the lexer read as +-inf
       throw InputError(element_path(), printable(last_token) + " is outside float64 (numbers must be finite, at most about 1.8e308 in magnitude)");
     for (const char* word : {"NaN", "-NaN", "Infinity", "-Infinity", "nan", "inf", "-inf"})
