@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "alibi.hpp"
 #include "simd.hpp"
 
 namespace attnplay {
@@ -258,7 +259,7 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
 template <class T>
 struct Job {
   const Tensor &qd, &kd, &vd;             // the float64 inputs (error messages, exact_row)
-  const T *q, *k, *v;                     // (B, L, H, E|D), T (float, dense: q and k unused, null)
+  const T *q, *k, *v;                     // q (B, L_Q, H, E), k|v (B, L_K, H_kv, E|D), T (float, dense: q and k unused, null)
   T* O;                                   // (B, L_Q, H, D), T
   std::size_t B, L_Q, L_K, H, E, D;
   T scale, fill;
@@ -267,13 +268,23 @@ struct Job {
   std::size_t bq, bk;
   KeyBlockRecorder* rec;
   Dtype dtype;
+  std::size_t H_kv;                       // kv heads (GQA/MQA: query head h reads kv head h / (H / H_kv))
+  const double* slopes;                   // ALiBi: H slopes, or null
 
   std::size_t at(std::size_t b, std::size_t l, std::size_t L, std::size_t h, std::size_t X) const {
     return ((b * L + l) * H + h) * X;
   }
+  // k[b, j, kv head of h] or v[...]: the group's one copy, never repeated
+  std::size_t kv_at(std::size_t b, std::size_t j, std::size_t h, std::size_t X) const {
+    return ((b * L_K + j) * H_kv + kv_head(h, H, H_kv)) * X;
+  }
+  // ALiBi's -slope_h |i - j|, added to the scaled score before the mask (0 without ALiBi)
+  double bias(std::size_t h, std::size_t i, std::size_t j) const {
+    return slopes ? alibi_term(slopes[h], i, j) : 0.0;
+  }
 
   [[noreturn]] void overflow(std::size_t b, std::size_t i, std::size_t h, std::size_t j) const {
-    const double s = static_cast<double>(scale) * dot(row_ptr(qd, b, i, h), row_ptr(kd, b, j, h), E);
+    const double s = static_cast<double>(scale) * dot(row_ptr(qd, b, i, h), row_ptr(kd, b, j, kv_head(h, H, H_kv)), E);
     if (dtype == Dtype::float64 || !std::isfinite(s)) throw_score_overflow(qd, kd, b, i, h, j);
     throw OverflowError("dtype", "scale * q.k of query " + std::to_string(i) + " and key " + std::to_string(j) +
                                      " (batch " + std::to_string(b) + ", head " + std::to_string(h) +
@@ -294,12 +305,14 @@ struct Job {
       KeyList keys;
       allowed_keys(mask, b, i, L_K, keys);
       score_row(qd, kd, b, i, h, scale_d, s.data(), &keys);
+      for (std::size_t t = 0; t < keys.size(); ++t) s[t] += bias(h, i, keys[t]);
       softmax_row(s.data(), keys.size(), w.data());
-      weighted_values(w.data(), vd, b, h, out.data(), &keys);
+      weighted_values(w.data(), vd, b, kv_head(h, H, H_kv), out.data(), &keys);
     } else {
       score_row(qd, kd, b, i, h, scale_d, s.data());
+      for (std::size_t j = 0; j < L_K; ++j) s[j] += bias(h, i, j);
       masked_softmax_row(s.data(), mask, b, i, L_K, w.data());
-      weighted_values(w.data(), vd, b, h, out.data());
+      weighted_values(w.data(), vd, b, kv_head(h, H, H_kv), out.data());
     }
     for (std::size_t d = 0; d < D; ++d) Oi[d] = static_cast<T>(out[d]);
   }
@@ -346,7 +359,7 @@ struct Job {
         for (std::size_t t = 0; t < T_blocks; ++t) {
           const std::size_t j0 = t * bk, n = std::min(bk, L_K - j0);
           for (std::size_t c = 0; c < n; ++c) {  // K of the block, transposed (and converted): kt[e][c]
-            const double* kj = kd.data() + at(b, j0 + c, L_K, h, E);
+            const double* kj = kd.data() + kv_at(b, j0 + c, h, E);
             for (std::size_t e = 0; e < E; ++e) kt[e * bk_pad + c] = static_cast<T>(kj[e]);
           }
           for (std::size_t i0 = 0; i0 < L_Q; i0 += bq) {
@@ -356,6 +369,9 @@ struct Job {
               gemm<T>(nullptr, 0, kt, bk_pad, S, bk_pad, rows, E, n, false, scale, qp + i0 * E);
             else
               gemm(q + at(b, i0, L_Q, h, E), H * E, kt, bk_pad, S, bk_pad, rows, E, n, false, scale);
+            if (slopes)  // ALiBi (finite: it changes no overflow below)
+              for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t c = 0; c < n; ++c) S[r * bk_pad + c] += static_cast<T>(bias(h, i0 + r, j0 + c));
             if (masked)
               for (std::size_t r = 0; r < rows; ++r) {
                 T* s = S + r * bk_pad;
@@ -370,7 +386,7 @@ struct Job {
                                               D, k_exp, scratch_.get(), bad);
             if (r < rows) overflow(b, i0 + r, h, j0 + bad);
             // 5. O += exp(s - m) V for the tile's rows
-            gemm(S, bk_pad, v + at(b, j0, L_K, h, D), H * D, O + at(b, i0, L_Q, h, D), H * D, rows, n, D, true);
+            gemm(S, bk_pad, v + kv_at(b, j0, h, D), H_kv * D, O + at(b, i0, L_Q, h, D), H * D, rows, n, D, true);
           }
           if (rec)
             for (std::size_t i = 0; i < L_Q; ++i) record(b, h, i, t, m[i], l[i], O + at(b, i, L_Q, h, D), tmp);
@@ -409,12 +425,14 @@ struct Job {
             if (n > 0) {
               T* const sc = s.data();  // (raw pointers: no operator[] call per key where inlining is off)
               const std::uint32_t* const kc = keys.data() + p0;
-              for (std::size_t c = 0; c < n; ++c) sc[c] = dot(qi, k + at(b, kc[c], L_K, h, E), E) * scale;  // 1.
+              for (std::size_t c = 0; c < n; ++c) sc[c] = dot(qi, k + kv_at(b, kc[c], h, E), E) * scale;  // 1.
+              if (slopes)
+                for (std::size_t c = 0; c < n; ++c) sc[c] += static_cast<T>(bias(h, i, kc[c]));
               std::size_t bad = 0;  // 2-4
               if (update_tile(sc, bk_pad, 1, n, &m, &l, Oi, D, D, k_exp, scratch, bad) < 1) overflow(b, i, h, kc[bad]);
               for (std::size_t c = 0; c < n; ++c) {  // 5.
                 const T w = sc[c];
-                const T* vj = v + at(b, kc[c], L_K, h, D);
+                const T* vj = v + kv_at(b, kc[c], h, D);
                 for (std::size_t d = 0; d < D; ++d) Oi[d] += w * vj[d];
               }
             }
@@ -439,7 +457,7 @@ std::uint64_t run(const Tensor& q, const Tensor& k, const Tensor& v, double scal
   const T lowest = std::numeric_limits<T>::lowest();
   const T fill = mask.fill < static_cast<double>(lowest) ? lowest : static_cast<T>(mask.fill);
   const Job<T> job{q, k, v, qp, kp, vp, O, B, L_Q, L_K, H, E, D, static_cast<T>(scale), fill, scale, mask, bq, bk,
-                   o.recorder, o.dtype};
+                   o.recorder, o.dtype, k.shape()[2], o.alibi_slopes.empty() ? nullptr : o.alibi_slopes.data()};
   if (L_K == 0) {  // nothing to attend to
     std::fill(O, O + B * L_Q * H * D, T(0));
     return 0;
@@ -454,9 +472,9 @@ bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
   const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
   (void)B;
   (void)L_Q;
-  (void)H;
+  const std::size_t hk = kv_head(h, H, k.shape()[2]);
   const double* qi = row_ptr(q, b, i, h);
-  for (std::size_t j = 0; j < L_K; ++j) scores[j] = dot(qi, row_ptr(k, b, j, h), E) * scale;  // 1.
+  for (std::size_t j = 0; j < L_K; ++j) scores[j] = dot(qi, row_ptr(k, b, j, hk), E) * scale;  // 1.
   const std::size_t bad = first_not_finite(scores, L_K);
   if (bad < L_K) throw_score_overflow(q, k, b, i, h, bad);
   constexpr std::size_t W = Simd<double>::W;
@@ -479,14 +497,14 @@ bool attend_row(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
   for (std::size_t j = 0; j < L_K; ++j) {       // 5.
     const double p = s[j];
     if (p == 0.0) continue;
-    const double* vj = row_ptr(v, b, j, h);
+    const double* vj = row_ptr(v, b, j, hk);
     for (std::size_t d = 0; d < D; ++d) context[d] += p * vj[d];
   }
   bool finite = true;
   for (std::size_t d = 0; d < D; ++d) finite = finite && std::isfinite(context[d]);
   if (!finite) {  // the unnormalised sum overflowed: normalised weights first (the row kernels)
     for (std::size_t j = 0; j < L_K; ++j) weights[j] = s[j] / l;
-    weighted_values(weights, v, b, h, context);
+    weighted_values(weights, v, b, hk, context);
     return true;
   }
   for (std::size_t d = 0; d < D; ++d) context[d] /= l;  // 6.

@@ -2,11 +2,15 @@
 // softmax (FlashAttention), in float64 or float32, with 128-bit SIMD. The one kernel behind `full`'s
 // context, `flash` (which records what it does), and every `exact_context` (through full_attention).
 //
-//   q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D)  ->  context (B, L_Q, H, D)
+//   q (B, L_Q, H, E), k (B, L_K, H_kv, E), v (B, L_K, H_kv, D)  ->  context (B, L_Q, H, D)
 //
-// Per (b, h), for key blocks t = 0 .. T-1 of block_k keys (T = ceil(L_K / block_k)) and each query i:
-//   1. s_j   = scale * q_i . k_j                        for the keys j of block t (allowed ones only
-//                                                       under a sparse mask; a finite fill otherwise)
+// H_kv divides H (GQA; H_kv = 1 is MQA, H_kv = H plain multi-head): query head h reads kv head
+// h / (H / H_kv) by index (kv_head, tensor.hpp), so the repeated k and v of Llama's repeat_kv never
+// exist. Per (b, h), for key blocks t = 0 .. T-1 of block_k keys (T = ceil(L_K / block_k)) and each query i:
+//   1. s_j   = scale * q_i . k_j (+ bias_h(i, j))       for the keys j of block t (allowed ones only
+//                                                       under a sparse mask; a finite fill otherwise);
+//                                                       ALiBi's bias -slope_h |i - j| computed in the
+//                                                       pass, no L_Q x L_K tensor
 //   2. m_t   = max(m_{t-1}, max_j s_j)                  running max,  m_{-1} = -inf
 //   3. a_t   = exp(m_{t-1} - m_t)                       rescaling of what came before (0 when m_{-1})
 //   4. l_t   = a_t l_{t-1} + sum_j exp(s_j - m_t)       running sum,  l_{-1} = 0
@@ -22,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attention_rows.hpp"
 #include "mask.hpp"
@@ -44,6 +49,7 @@ struct AttentionOptions {
   Dtype dtype = Dtype::float64;
   std::size_t block_q = 0, block_k = 0;  // 0: the kernel's own tile sizes
   KeyBlockRecorder* recorder = nullptr;
+  std::vector<double> alibi_slopes;  // ALiBi (alibi.hpp): one slope per query head, or empty (no bias)
 };
 
 // Writes context (B, L_Q, H, D) (shaped here); returns the (query, key) pairs computed (the allowed

@@ -10,7 +10,7 @@ double default_scale(std::size_t E) { return 1.0 / std::sqrt(static_cast<double>
 
 void throw_score_overflow(const Tensor& q, const Tensor& k, std::size_t b, std::size_t i,
                           std::size_t h, std::size_t j) {
-  const double qk = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, h), q.shape()[3]);
+  const double qk = dot(row_ptr(q, b, i, h), row_ptr(k, b, j, kv_head(h, q.shape()[2], k.shape()[2])), q.shape()[3]);
   const std::string where = "query " + std::to_string(i) + " and key " + std::to_string(j) + " (batch " +
                             std::to_string(b) + ", head " + std::to_string(h) + ")";
   if (std::isfinite(qk))

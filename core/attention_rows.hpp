@@ -1,7 +1,9 @@
 // The row kernels of every softmax attention here (full, prob, additive, and the efficient
 // family's exact_context): the O(L_Q x L_K) hot passes, written once.
 //
-//   score_row            out[j] = scale * q[b,i,h,:] . k[b,j,h,:]             for every key j
+//   score_row            out[j] = scale * q[b,i,h,:] . k[b,j,h',:]            for every key j
+// (h' = kv_head(h, H, H_kv): k and v may have fewer heads than q, GQA/MQA; weighted_values takes
+// the kv head itself)
 //   masked_softmax_row   out = softmax(mask(scores)), fill where masked, -inf rows -> 0
 //   softmax_row          out = softmax(scores), in place allowed
 //   weighted_values      out[:] = sum_j weights[j] v[b,j,h,:]
@@ -40,9 +42,10 @@ inline void score_row(const Tensor& q, const Tensor& k, std::size_t b, std::size
                       double scale, double* out, const KeyList* keys = nullptr) {
   const std::size_t n = keys ? keys->size() : k.shape()[1], E = q.shape()[3];
   const double* qi = row_ptr(q, b, i, h);
+  const std::size_t hk = kv_head(h, q.shape()[2], k.shape()[2]);
   for (std::size_t t = 0; t < n; ++t) {
     const std::size_t j = keys ? (*keys)[t] : t;
-    out[t] = scale * dot(qi, row_ptr(k, b, j, h), E);
+    out[t] = scale * dot(qi, row_ptr(k, b, j, hk), E);
     if (!std::isfinite(out[t])) throw_score_overflow(q, k, b, i, h, j);
   }
 }

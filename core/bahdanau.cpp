@@ -5,6 +5,8 @@
 //   enc_outputs (B, T_src, h)   enc_state (L, B, h)   dec_queries (B, T_tgt, h)
 //   weights (B, T_tgt, T_src)   dec_context (B, T_tgt, h)   output (B, T_tgt, V)   dec_state (L, B, h)
 //   seq_loss (B)   gradients/<state_dict name> (torch's shape)   loss (epochs)
+//   trained_weights/<state_dict name> (torch's shape): with train, the weights after training, the
+//   input `weights`' layout (fed back as `weights` without train they give the same outputs)
 //
 // The run:
 //   1. with train: train_seq2seq (d2l's train_seq2seq; the parameters are updated), and without a
@@ -14,13 +16,31 @@
 //      keeps output)
 //   3. with labels: seq_loss = MaskedSoftmaxCELoss per sequence; with gradients, seq2seq_backward
 //      of seq_loss.sum(), each gradient under its state_dict name
-//   4. with train: the loss per epoch, the held-out example, its greedy prediction and weights
+//   4. with train: the loss per epoch, the held-out example, its greedy prediction and weights, and
+//      the trained parameters
 #include "bahdanau.hpp"
 
 #include <cmath>
 #include <string>
 
 namespace attnplay {
+
+namespace {
+
+// Every parameter as `group/<state_dict name>` in torch's shape (w_v (1, h)): the gradients and
+// the trained weights, written as the input `weights` are read.
+void set_parameters(Trace& trace, const std::string& group, Seq2SeqParams& params, const char* what) {
+  for (auto& np : named_parameters(params)) {
+    Tensor t = *np.tensor;
+    for (double x : t)
+      if (!std::isfinite(x))
+        throw OverflowError("weights", "the " + std::string(what) + " of " + np.name + " is not a finite number (the weights too large)");
+    t.reshape(np.torch_shape);
+    trace.set(group + "/" + np.name, std::move(t));
+  }
+}
+
+}  // namespace
 
 Trace bahdanau(Seq2SeqParams params, std::optional<Seq2SeqBatch> batch, const BahdanauOptions& options) {
   Trace trace;
@@ -69,14 +89,7 @@ Trace bahdanau(Seq2SeqParams params, std::optional<Seq2SeqBatch> batch, const Ba
     if (backward) {
       Seq2SeqParams g = seq2seq_backward(params, *batch, f, d_output);
       trace.cost.flops += 2 * f.cost.flops;
-      for (auto& np : named_parameters(g)) {
-        Tensor grad = *np.tensor;
-        for (double x : grad)
-          if (!std::isfinite(x))
-            throw OverflowError("weights", "the gradient of " + np.name + " is not a finite number (the weights too large)");
-        grad.reshape(np.torch_shape);
-        trace.set("gradients/" + np.name, std::move(grad));
-      }
+      set_parameters(trace, "gradients", g, "gradient");
     }
   }
 
@@ -87,6 +100,7 @@ Trace bahdanau(Seq2SeqParams params, std::optional<Seq2SeqBatch> batch, const Ba
     trace.set("heldout_target", trained->heldout_target);
     trace.set("predicted", trained->prediction.predicted);
     trace.set("heldout_weights", trained->prediction.weights);
+    set_parameters(trace, "trained_weights", params, "trained value");
     trace.cost.dot_products += trained->cost.dot_products;
     trace.cost.flops += trained->cost.flops;
   }

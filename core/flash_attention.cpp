@@ -1,7 +1,8 @@
 // FlashAttention (Dao et al. 2022; the FlashAttention-2 loop order): exact softmax attention
 // without the L_Q x L_K matrix, one tile of queries x keys at a time, with the online softmax.
 //
-// Shapes: q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D); key blocks of block_k keys,
+// Shapes: q (B, L_Q, H, E), k (B, L_K, H_kv, E), v (B, L_K, H_kv, D) (H_kv divides H: GQA/MQA,
+// s_j below with ALiBi's bias added when given); key blocks of block_k keys,
 // T = ceil(L_K / block_k), block t = keys [t block_k, min((t+1) block_k, L_K)); query blocks of
 // block_q queries (they change the order of the work, not one number of the result).
 //
@@ -39,7 +40,8 @@ struct FlashRecorder : KeyBlockRecorder {
 }  // namespace
 
 Trace flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
-                      std::size_t block_q, std::size_t block_k, TraceLevel level, Dtype dtype) {
+                      std::size_t block_q, std::size_t block_k, TraceLevel level, Dtype dtype,
+                      const std::vector<double>& alibi_slopes) {
   const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
   const std::size_t T = (L_K + block_k - 1) / block_k;
   FlashRecorder recorder;
@@ -47,6 +49,7 @@ Trace flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, double 
   options.dtype = dtype;
   options.block_q = block_q;
   options.block_k = block_k;
+  options.alibi_slopes = alibi_slopes;  // (k and v may have fewer heads: GQA, the kernel's index)
   if (level == TraceLevel::full) {
     recorder.running_max = xt::zeros<double>({B, H, L_Q, T});
     recorder.running_sum = xt::zeros<double>({B, H, L_Q, T});

@@ -11,7 +11,8 @@ namespace attnplay {
 // (attend()); at TraceLevel::full a recorder keeps each key block's running max, running sum and
 // unnormalised context. block_q and block_k >= 1.
 Trace flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
-                      std::size_t block_q, std::size_t block_k, TraceLevel level, Dtype dtype = Dtype::float64);
+                      std::size_t block_q, std::size_t block_k, TraceLevel level, Dtype dtype = Dtype::float64,
+                      const std::vector<double>& alibi_slopes = {});
 
 // The running max of a query that has seen no allowed key yet is -inf; the trace (JSON has no
 // infinities) shows it as this number, the lowest double.

@@ -21,6 +21,8 @@
 
 #include <xtensor/xmath.hpp>
 
+#include "alibi.hpp"
+
 namespace attnplay {
 
 Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
@@ -30,7 +32,26 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
 
 Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                      const Mask& mask, TraceLevel level, Dtype dtype) {
+  return full_attention(q, k, v, scale, mask, level, dtype, {});
+}
+
+void add_kv_and_bias_trace(Trace& trace, const Tensor& q, const Tensor& k, const Tensor& v,
+                           const std::vector<double>& alibi_slopes, TraceLevel level) {
   const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+  const std::size_t H_kv = k.shape()[2];
+  if (H_kv != H) {
+    IndexTensor kv = IndexTensor::from_shape({H});
+    for (std::size_t h = 0; h < H; ++h) kv(h) = static_cast<std::int64_t>(kv_head(h, H, H_kv));
+    trace.set("kv_head", std::move(kv));
+  }
+  trace.cost.kv_cache_numbers = std::uint64_t{B} * L_K * H_kv * (E + D);
+  if (level == TraceLevel::full && !alibi_slopes.empty()) trace.set("bias", alibi_bias(alibi_slopes, L_Q, L_K));
+}
+
+Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
+                     TraceLevel level, Dtype dtype, const std::vector<double>& alibi_slopes) {
+  const auto [B, L_Q, L_K, H, E, D] = attention_dims(q, v);
+  const bool alibi = !alibi_slopes.empty();
   const bool sparse = mask.is_sparse();
   Trace trace;
 
@@ -43,8 +64,12 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
       for (std::size_t i = 0; i < L_Q; ++i) {
         if (sparse) allowed_keys(mask, b, i, L_K, keys);  // the same for every head
         for (std::size_t h = 0; h < H; ++h) {
-          // 1. scaled scores of query i against every key (as the reference computes them)
+          // 1. scaled scores of query i against every key (as the reference computes them; query
+          //    head h against its kv head), plus ALiBi's bias
           score_row(q, k, b, i, h, scale, &scores(b, h, i, 0));
+          if (alibi)
+            for (std::size_t j = 0; j < L_K; ++j)
+              scores(b, h, i, j) += alibi_term(alibi_slopes[h], i, j);
           // 2. mask and softmax over the keys (dim=-1); a sparse row holds allowed keys only
           double* w = &weights(b, h, i, 0);
           if (sparse) {
@@ -65,6 +90,7 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   EmptyRowWarnings empty_rows;
   AttentionOptions options;
   options.dtype = dtype;
+  options.alibi_slopes = alibi_slopes;
   const std::uint64_t pairs = attend(q, k, v, scale, mask, options, context, empty_rows);
   trace.set("context", std::move(context));
   const std::uint64_t dense = std::uint64_t{B} * H * L_Q * L_K;  // 64-bit also in wasm32

@@ -16,6 +16,15 @@ Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
                      const Mask& mask, TraceLevel level);
 Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                      const Mask& mask, TraceLevel level, Dtype dtype);
+// Today's models' forms (SPEC §2 "Modern attention"): k and v with H_kv heads dividing H (GQA/MQA)
+// and ALiBi's slopes (empty: no bias); the scores of trace "full" include the bias.
+Trace full_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Mask& mask,
+                     TraceLevel level, Dtype dtype, const std::vector<double>& alibi_slopes);
+
+// What full and flash report of those forms: kv_head (H) when H_kv < H, cost.kv_cache_numbers
+// (B L_K H_kv (E + D)), and at trace "full" ALiBi's bias (H, L_Q, L_K).
+void add_kv_and_bias_trace(Trace& trace, const Tensor& q, const Tensor& k, const Tensor& v,
+                           const std::vector<double>& alibi_slopes, TraceLevel level);
 
 // For an approximate algorithm's trace (SPEC §3): at TraceLevel::full, `exact_context` = full
 // softmax attention on the same inputs and mask (the shared row kernels, sparse where the mask

@@ -13,6 +13,7 @@ const char* mask_kind_name(MaskKind kind) {
     case MaskKind::atrous: return "atrous";
     case MaskKind::strided: return "strided";
     case MaskKind::explicit_allowed: return "explicit";
+    case MaskKind::sink: return "sink";
   }
   return "none";
 }
@@ -46,6 +47,13 @@ void allowed_ranges(const Mask& mask, std::size_t b, std::size_t i, std::size_t 
       add_range(local_from, local_to, 1);
       const std::size_t j = local_to > i ? i + ((local_to - i + s - 1) / s) * s : end;  // the first i + m s >= local_to
       add_range(j, end, s);
+      return;
+    }
+    case MaskKind::sink: {  // the sinks [0, s), then the window [i + 1 - w, i] past them
+      const std::size_t sink_to = std::min(end, static_cast<std::size_t>(mask.sinks));
+      const std::size_t w = static_cast<std::size_t>(mask.window);
+      add_range(0, sink_to, 1);
+      add_range(std::max(sink_to, i + 1 > w ? i + 1 - w : std::size_t{0}), end, 1);
       return;
     }
     case MaskKind::explicit_allowed:

@@ -8,7 +8,9 @@
 //   atrous      |i-j| mod dilation == 0                    Atrous Self Attention
 //   strided     |i-j| <= window or |i-j| mod stride == 0   OpenAI Sparse Transformer
 //   explicit    allowed[i][j]
-// Every kind but explicit and valid_lens may add "causal": j <= i as well.
+//   sink        j <= i and (i - j < window or j < sinks)   Mistral's sliding window (sinks 0),
+//                                                          StreamingLLM's attention sinks
+// Every kind but explicit and valid_lens may add "causal": j <= i as well (sink is causal itself).
 #pragma once
 
 #include <cmath>
@@ -21,12 +23,13 @@
 
 namespace attnplay {
 
-enum class MaskKind { none, causal, valid_lens, local, atrous, strided, explicit_allowed };
+enum class MaskKind { none, causal, valid_lens, local, atrous, strided, explicit_allowed, sink };
 
 struct Mask {
   MaskKind kind = MaskKind::none;
   bool causal = false;          // the extra "causal": true flag
-  std::int64_t window = 0;      // local, strided
+  std::int64_t window = 0;      // local, strided, sink
+  std::int64_t sinks = 0;       // sink: the first `sinks` keys stay visible to every later query
   std::int64_t dilation = 1;    // atrous
   std::int64_t stride = 1;      // strided
   IndexTensor valid_lens;       // (B) or (B, L_Q)
@@ -39,7 +42,7 @@ struct Mask {
   // allowed_keys. True for every kind but none when the fill is -inf (a masked key then has
   // weight exactly 0); a finite fill gives masked keys a weight, so every pair is computed.
   bool is_sparse() const { return !is_none() && std::isinf(fill) && fill < 0; }
-  bool requires_causal() const { return kind == MaskKind::causal || causal; }
+  bool requires_causal() const { return kind == MaskKind::causal || kind == MaskKind::sink || causal; }
 
   // Whether query i of batch item b may attend to key j.
   bool allows(std::size_t b, std::size_t i, std::size_t j) const {
@@ -56,6 +59,7 @@ struct Mask {
       case MaskKind::atrous: return d % dilation == 0;
       case MaskKind::strided: return d <= window || d % stride == 0;
       case MaskKind::explicit_allowed: return allowed(i, j);
+      case MaskKind::sink: return j <= i && (d < window || static_cast<std::int64_t>(j) < sinks);
     }
     return true;
   }
@@ -64,7 +68,7 @@ struct Mask {
 const char* mask_kind_name(MaskKind kind);
 
 // The keys j < L_K that query i of batch item b may attend to, ascending, written to keys
-// (cleared first). O(allowed keys) for causal, valid_lens, local, atrous and strided masks; O(L_K)
+// (cleared first). O(allowed keys) for causal, valid_lens, local, atrous, strided and sink masks; O(L_K)
 // for explicit ones and "none".
 void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K,
                   std::vector<std::uint32_t>& keys);

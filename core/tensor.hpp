@@ -105,6 +105,10 @@ __attribute__((always_inline)) inline void dot_rows(const double* a, const doubl
   }
 }
 
+// Grouped-query attention (GQA/MQA): query head h of H reads kv head h / (H / H_kv) of k and v
+// with H_kv heads (H_kv divides H). Llama's repeat_kv as an index: repeated k/v never exist.
+inline std::size_t kv_head(std::size_t h, std::size_t H, std::size_t H_kv) { return h / (H / H_kv); }
+
 // Pointer to the vector x[b, l, h, :] of a contiguous (B, L, H, E) tensor.
 inline const double* row_ptr(const Tensor& x, std::size_t b, std::size_t l, std::size_t h) {
   const auto& s = x.shape();

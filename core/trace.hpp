@@ -16,6 +16,9 @@ struct Cost {
   std::uint64_t dot_products = 0;        // q.k products this algorithm computed
   std::uint64_t dense_dot_products = 0;  // what full attention would compute: B*H*L_Q*L_K
   std::uint64_t flops = 0;               // 2 per multiply-add (scores and weighted sums)
+  // the numbers a KV cache holds for these keys and values, B L_K H_kv (E + D) (full, flash,
+  // decode; mla: its latent); 0: not reported
+  std::uint64_t kv_cache_numbers = 0;
 };
 
 using FieldValue = std::variant<Tensor, BoolTensor, IndexTensor, double, std::int64_t>;

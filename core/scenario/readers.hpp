@@ -4,7 +4,10 @@
 // under the algorithm's name.
 #pragma once
 
+#include <optional>
+
 #include "../rng.hpp"
+#include "../rope.hpp"
 #include "presets.hpp"
 #include "scenario.hpp"
 
@@ -44,6 +47,25 @@ Estimate softmax_estimate(const AttentionDims& d, const Mask& mask, TraceLevel l
 // An approximation's exact_context at trace "full" (add_exact_context): its numbers, and its
 // work as sizes.exact_flops (not part of the trace's cost).
 void add_exact_estimate(Estimate& e, const AttentionDims& d, const Mask& mask, TraceLevel level);
+
+// ---- today's models' forms on full and flash (run_full.cpp; SPEC §2 "Modern attention") ----
+// "rope": {"base", "style", "positions_q", "positions_k"} (absent: nullopt); errors name
+// rope.<field> (E odd on "rope", a positions list of the wrong length, base <= 0).
+std::optional<Rope> read_rope(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t E);
+// "alibi": true (get_slopes(H)), false, or {"slopes": [H numbers]}; empty: no ALiBi.
+std::vector<double> read_alibi(ScenarioContext& ctx, std::size_t H);
+struct ModernForms {
+  std::optional<Rope> rope;
+  std::vector<double> alibi_slopes;
+};
+ModernForms read_modern_forms(ScenarioContext& ctx, const AttentionDims& d);
+// RoPE applied to in.q and in.k in place (nothing without rope); returns rope_angles (or empty).
+Tensor apply_modern_forms(AttentionInputs& in, const ModernForms& m);
+// kv_head, cost.kv_cache_numbers and ALiBi's bias (add_kv_and_bias_trace); with RoPE, q_rotated,
+// k_rotated (in.q, in.k moved in) and rope_angles.
+void add_modern_trace(Trace& trace, AttentionInputs&& in, const ModernForms& m, Tensor&& angles, TraceLevel level);
+// Their numbers and cost.kv_cache_numbers in an estimate.
+void add_modern_estimate(Estimate& e, const AttentionDims& d, std::size_t H_kv, const ModernForms& m, TraceLevel level);
 
 // ---- prob (run_prob.cpp), shared with multihead's inner "prob" ----
 // The prob fields (factor, sample_index, output_attention and the pitfall switches) for H heads.

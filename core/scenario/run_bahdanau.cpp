@@ -296,6 +296,10 @@ Estimate estimate_bahdanau(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full)  // enc_outputs, enc_state, dec_queries, weights, dec_context, dec_state
     e.numbers += B * T_src * h + 2 * L * B * h + 2 * B * T_tgt * h + B * T_tgt * T_src;
   if (p.options.labels) e.numbers += B;  // seq_loss
+  if (p.options.train) {  // trained_weights: every parameter
+    Seq2SeqParams zeros = seq2seq_zeros(p.s);
+    for (const auto& np : named_parameters(zeros)) e.numbers += np.tensor->size();
+  }
   return e;
 }
 

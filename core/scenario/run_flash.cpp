@@ -21,17 +21,19 @@ json flash_defaults() {
 }
 
 Estimate estimate_flash(ScenarioContext& ctx) {
-  const auto d = read_attention_shapes(ctx);
+  std::size_t H_kv = 0;
+  const auto d = read_attention_shapes(ctx, &H_kv);
   const std::size_t block_q = block_size(ctx, "block_q", d.L_Q), block_k = block_size(ctx, "block_k", d.L_K);
   const std::uint64_t T = (d.L_K + block_k - 1) / block_k, BH = std::uint64_t{d.B} * d.H;
   Estimate e = softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), TraceLevel::context);
   if (ctx.level == TraceLevel::full) e.numbers += 2 * BH * d.L_Q * T + BH * T * d.L_Q * d.D;  // running max, sum; partial context
   e.sizes = {{"block_q", block_q}, {"block_k", block_k}, {"num_key_blocks", T}};
+  add_modern_estimate(e, d, H_kv, read_modern_forms(ctx, d), ctx.level);
   return e;
 }
 
 Trace run_flash(ScenarioContext& ctx) {
-  const AttentionInputs in = read_attention_inputs(ctx);
+  AttentionInputs in = read_attention_inputs(ctx, true);
   const auto d = attention_dims(in.q, in.v);
   const std::size_t block_q = block_size(ctx, "block_q", d.L_Q), block_k = block_size(ctx, "block_k", d.L_K);
   const std::uint64_t T = (d.L_K + block_k - 1) / block_k;
@@ -43,8 +45,13 @@ Trace run_flash(ScenarioContext& ctx) {
   }
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  const ModernForms forms = read_modern_forms(ctx, d);
+  Tensor angles = apply_modern_forms(in, forms);  // RoPE: q and k rotated in place
   ctx.dtype_honoured = true;
-  return flash_attention(in.q, in.k, in.v, in.scale, mask, block_q, block_k, ctx.level, ctx.dtype);
+  Trace trace = flash_attention(in.q, in.k, in.v, in.scale, mask, block_q, block_k, ctx.level, ctx.dtype,
+                                forms.alibi_slopes);
+  add_modern_trace(trace, std::move(in), forms, std::move(angles), ctx.level);
+  return trace;
 }
 
 // The seeds' softmax toy with its keys in reverse order (scores 0, 1, 2: the same context

@@ -1,16 +1,136 @@
+#include <algorithm>
+#include <cmath>
+
+#include "../alibi.hpp"
 #include "../full_attention.hpp"
 #include "readers.hpp"
 
 namespace attnplay {
 
+// ---- today's models' forms (SPEC §2 "Modern attention"), shared by full and flash ----
+
+namespace {
+
+constexpr double kMaxSlope = 1e100;  // |slope| |i - j| stays finite for every L
+constexpr std::int64_t kMaxPosition = std::int64_t{1} << 24;
+
+std::vector<std::int64_t> read_positions(Fields& r, const char* key, std::size_t L, const char* label) {
+  std::vector<std::int64_t> p(L);
+  if (!r.has(key)) {
+    r.ignore({key});
+    for (std::size_t l = 0; l < L; ++l) p[l] = static_cast<std::int64_t>(l);
+    return p;
+  }
+  const IndexTensor t = r.index_tensor(key, {Dim::of(L, label)}, 0, kMaxPosition - 1);
+  std::copy(t.begin(), t.end(), p.begin());
+  return p;
+}
+
+}  // namespace
+
+std::optional<Rope> read_rope(ScenarioContext& ctx, std::size_t L_Q, std::size_t L_K, std::size_t E) {
+  if (!ctx.fields.has("rope")) {
+    ctx.fields.ignore({"rope"});
+    return std::nullopt;
+  }
+  const std::string at = ctx.fields.path_of("rope");
+  if (!ctx.fields.raw("rope").is_object())
+    throw InputError(at, "expected an object {\"base\", \"style\", \"positions_q\", \"positions_k\"}, got " +
+                             json_type_name(ctx.fields.raw("rope")));
+  if (E % 2 != 0)
+    throw InputError(at, "rotates pairs of entries: E of q must be even, got E = " + std::to_string(E));
+  Fields r = ctx.fields.object("rope");
+  Rope rope;
+  rope.base = r.number("base", rope.base);
+  if (!(rope.base > 0) || !std::isfinite(rope.base))
+    throw InputError(r.path_of("base"), "expected a positive number (10000 in RoFormer and Llama), got " + number_text(rope.base));
+  rope.style = r.choice("style", {"half", "interleaved"}, "half") == "half" ? RopeStyle::half : RopeStyle::interleaved;
+  rope.positions_q = read_positions(r, "positions_q", L_Q, "L_Q of q");
+  rope.positions_k = read_positions(r, "positions_k", L_K, "L_K of k");
+  std::int64_t top = 0;
+  for (const auto m : rope.positions_q) top = std::max(top, m);
+  for (const auto n : rope.positions_k) top = std::max(top, n);
+  check_size(static_cast<std::uint64_t>(top + 1) * (E / 2), at, "rope_angles (max position + 1, E/2)",
+             "; use smaller positions");
+  r.warn_unused(ctx.warnings);
+  return rope;
+}
+
+std::vector<double> read_alibi(ScenarioContext& ctx, std::size_t H) {
+  if (!ctx.fields.has("alibi")) {
+    ctx.fields.ignore({"alibi"});
+    return {};
+  }
+  const json& a = ctx.fields.raw("alibi");
+  const std::string at = ctx.fields.path_of("alibi");
+  if (a.is_boolean()) return a.get<bool>() ? alibi_slopes(H) : std::vector<double>{};
+  if (!a.is_object())
+    throw InputError(at, "expected true, false or {\"slopes\": [one per head]}, got " + json_type_name(a));
+  Fields f = ctx.fields.object("alibi");
+  if (!f.has("slopes")) {
+    f.warn_unused(ctx.warnings);
+    return alibi_slopes(H);
+  }
+  const Tensor s = f.tensor("slopes", {Dim::of(H, "H of q")});
+  for (std::size_t h = 0; h < H; ++h)
+    if (std::fabs(s(h)) > kMaxSlope)
+      throw InputError(f.path_of("slopes") + "[" + std::to_string(h) + "]",
+                       "expected a slope within +-1e100 (the paper's are 2^-1 .. 2^-8), got " + number_text(s(h)));
+  f.warn_unused(ctx.warnings);
+  return std::vector<double>(s.begin(), s.end());
+}
+
+ModernForms read_modern_forms(ScenarioContext& ctx, const AttentionDims& d) {
+  ModernForms m;
+#ifdef ATTNPLAY_FIRST_LOAD
+  // The page's first-load module leaves RoPE and ALiBi out (their sin, cos and pow are a fifth of
+  // its size); the page runs such scenarios on the whole module (engine/compute.ts needsWhole).
+  for (const char* form : {"rope", "alibi"})
+    if (ctx.fields.has(form)) throw InputError(ctx.fields.path_of(form), "needs the whole module (still loading)");
+#else
+  m.rope = read_rope(ctx, d.L_Q, d.L_K, d.E);
+  m.alibi_slopes = read_alibi(ctx, d.H);
+#endif
+  return m;
+}
+
+Tensor apply_modern_forms(AttentionInputs& in, const ModernForms& m) {
+#ifdef ATTNPLAY_FIRST_LOAD
+  (void)in, (void)m;
+  return Tensor();
+#else
+  return m.rope ? apply_rope(in.q, in.k, *m.rope) : Tensor();
+#endif
+}
+
+void add_modern_trace(Trace& trace, AttentionInputs&& in, const ModernForms& m, Tensor&& angles, TraceLevel level) {
+  add_kv_and_bias_trace(trace, in.q, in.k, in.v, m.alibi_slopes, level);
+  if (m.rope) add_rope_trace(trace, std::move(in.q), std::move(in.k), std::move(angles));
+}
+
+void add_modern_estimate(Estimate& e, const AttentionDims& d, std::size_t H_kv, const ModernForms& m, TraceLevel level) {
+  e.cost.kv_cache_numbers = std::uint64_t{d.B} * d.L_K * H_kv * (d.E + d.D);
+  if (m.rope) {
+    std::int64_t top = 0;
+    for (const auto p : m.rope->positions_q) top = std::max(top, p);
+    for (const auto p : m.rope->positions_k) top = std::max(top, p);
+    e.numbers += std::uint64_t{d.B} * d.E * (d.L_Q * d.H + d.L_K * H_kv) + static_cast<std::uint64_t>(top + 1) * (d.E / 2);
+  }
+  if (level == TraceLevel::full && !m.alibi_slopes.empty()) e.numbers += std::uint64_t{d.H} * d.L_Q * d.L_K;
+}
+
 Trace run_full(ScenarioContext& ctx) {
-  const AttentionInputs in = read_attention_inputs(ctx);
+  AttentionInputs in = read_attention_inputs(ctx, true);
   const auto d = attention_dims(in.q, in.v);
   check_pair_tensors(ctx, std::uint64_t{d.B} * d.H * d.L_Q * d.L_K, "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  const ModernForms forms = read_modern_forms(ctx, d);
+  Tensor angles = apply_modern_forms(in, forms);  // RoPE: q and k rotated in place
   ctx.dtype_honoured = true;  // the context in float32 when asked (the pictures stay float64)
-  return full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype);
+  Trace trace = full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype, forms.alibi_slopes);
+  add_modern_trace(trace, std::move(in), forms, std::move(angles), ctx.level);
+  return trace;
 }
 
 std::uint64_t context_numbers(const AttentionDims& d) { return std::uint64_t{d.B} * d.L_Q * d.H * d.D; }
@@ -30,8 +150,11 @@ void add_exact_estimate(Estimate& e, const AttentionDims& d, const Mask& mask, T
 }
 
 Estimate estimate_full(ScenarioContext& ctx) {
-  const auto d = read_attention_shapes(ctx);
-  return softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), ctx.level);
+  std::size_t H_kv = 0;
+  const auto d = read_attention_shapes(ctx, &H_kv);
+  Estimate e = softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), ctx.level);
+  add_modern_estimate(e, d, H_kv, read_modern_forms(ctx, d), ctx.level);
+  return e;
 }
 
 json full_defaults() { return json::object(); }
@@ -135,6 +258,57 @@ std::vector<Preset> full_presets() {
                "The Sparse Transformer merges the two: keys within distance 2 or at a multiple of 3, and "
                "(for generation) none from the future. Local links stay dense, distant ones sparse.",
                sparse_pattern_demo(json::parse(R"({"kind": "strided", "window": 2, "stride": 3, "causal": true})"))});
+  // ---- today's models' forms (issue 16, modern-a): GQA/MQA, RoPE, ALiBi, sinks ----
+  const auto toy = [](unsigned seed, std::size_t H, std::size_t H_kv, std::size_t L, std::size_t E) {
+    Rng rng(seed, RngStream::data);
+    json s = {{"algorithm", "full"}};
+    s["q"] = normal_nested(rng, {1, L, H, E});
+    s["k"] = normal_nested(rng, {1, L, H_kv, E});
+    s["v"] = normal_nested(rng, {1, L, H_kv, 2});
+    s["mask"] = {{"kind", "causal"}};
+    return s;
+  };
+  p.push_back({"gqa-toy", "Grouped-query attention: 4 query heads share 2 kv heads",
+               "分组查询注意力:4 个查询头共享 2 个键值头",
+               "Llama 2 70B's grouping at toy scale: query heads 0 and 1 read kv head 0, heads 2 and 3 kv head 1 "
+               "(kv_head = h // (H / H_kv)). The kernel reads the group's one copy by index: the KV cache holds "
+               "2 heads of keys and values instead of 4, half of multi-head attention's, while every query head "
+               "keeps its own weights.",
+               toy(16, 4, 2, 6, 4)});
+  p.push_back({"mqa-toy", "Multi-query attention: 4 query heads, 1 kv head", "多查询注意力:4 个查询头,1 个键值头",
+               "Shazeer's multi-query attention (PaLM, Falcon): every query head reads the same keys and values, "
+               "so the KV cache is a quarter of multi-head attention's here (1 / H in general). The heads still "
+               "attend differently: their queries differ.",
+               toy(17, 4, 1, 6, 4)});
+  json rope = toy(18, 1, 1, 6, 4);
+  rope["rope"] = json::object();
+  p.push_back({"rope-toy", "RoPE: q and k rotated by their positions", "RoPE:按位置旋转 q 和 k",
+               "Rotary position embedding as Llama applies it (style \"half\", base 10000): each pair of entries "
+               "of the query at position m turns by m theta_p, theta_p = 10000^(-2p/E), and each key at n by n "
+               "theta_p. The score of q_m and k_n then depends on m - n only, and no position vector is added.",
+               rope});
+  json shifted = rope;
+  shifted["rope"] = {{"positions_q", {100, 101, 102, 103, 104, 105}}, {"positions_k", {100, 101, 102, 103, 104, 105}}};
+  p.push_back({"rope-shift", "RoPE: every position + 100, the same scores", "RoPE:所有位置 + 100,分数不变",
+               "rope-toy's tensors at positions 100..105 instead of 0..5: q_rotated and k_rotated are different "
+               "vectors, yet every score and weight equals rope-toy's to 1e-12, because the rotations of q and k "
+               "cancel up to their difference (m - n) theta.",
+               shifted});
+  json alibi = toy(19, 4, 4, 8, 2);
+  alibi["alibi"] = true;
+  p.push_back({"alibi-toy", "ALiBi: linear distance penalties, slopes 1/4 .. 1/256",
+               "ALiBi:按距离线性惩罚,斜率 1/4 .. 1/256",
+               "Press et al.'s ALiBi with 4 heads: head h adds -slope_h |i - j| to its scores, slopes 2^-2, 2^-4, "
+               "2^-6, 2^-8 (get_slopes). Head 0 looks mostly nearby, head 3 almost ignores distance; with no "
+               "position embedding at all, the model still knows how far each key is.",
+               alibi});
+  json sink = toy(20, 1, 1, 10, 2);
+  sink["mask"] = {{"kind", "sink"}, {"window", 3}, {"sinks", 2}};
+  p.push_back({"sink-window", "Sliding window of 3 with 2 attention sinks", "窗口 3 的滑动窗口加 2 个注意力汇点",
+               "StreamingLLM's cache as a mask: each query sees the last 3 keys (Mistral's sliding window) and "
+               "always the first 2 tokens, the sinks. Without the sinks (sinks 0) the weight that softmax pours "
+               "onto the first tokens has nowhere to go once they leave the window.",
+               sink});
   return p;
 }
 

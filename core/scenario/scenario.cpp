@@ -36,29 +36,41 @@ namespace {
 
 // q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D): each tensor's dims from those read before it.
 const std::vector<Dim> q_dims{Dim::any("B"), Dim::any("L_Q"), Dim::any("H"), Dim::any("E")};
-std::vector<Dim> k_dims(const Shape& qs) {
-  return {Dim::of(qs[0], "B of q"), Dim::any("L_K"), Dim::of(qs[2], "H of q"), Dim::of(qs[3], "E of q")};
+// grouped (GQA/MQA): k may have H_kv heads, a divisor of H; v then has k's.
+std::vector<Dim> k_dims(const Shape& qs, bool grouped) {
+  return {Dim::of(qs[0], "B of q"), Dim::any("L_K"), grouped ? Dim::any("H_kv") : Dim::of(qs[2], "H of q"),
+          Dim::of(qs[3], "E of q")};
 }
-std::vector<Dim> v_dims(const Shape& qs, std::size_t L_K) {
-  return {Dim::of(qs[0], "B of q"), Dim::of(L_K, "L_K of k"), Dim::of(qs[2], "H of q"), Dim::any("D")};
+std::vector<Dim> v_dims(const Shape& qs, std::size_t L_K, std::size_t H_kv, bool grouped) {
+  return {Dim::of(qs[0], "B of q"), Dim::of(L_K, "L_K of k"),
+          grouped ? Dim::of(H_kv, "H_kv of k") : Dim::of(qs[2], "H of q"), Dim::any("D")};
+}
+
+void check_groups(const ScenarioContext& ctx, std::size_t H, std::size_t H_kv) {
+  if (H % H_kv != 0)
+    throw InputError(ctx.fields.path_of("k"), "k's " + std::to_string(H_kv) + " kv heads (axis 2, H_kv) must divide q's " +
+                                                  std::to_string(H) + " heads (H): each kv head serves H / H_kv query heads");
 }
 
 }  // namespace
 
-AttentionInputs read_attention_inputs(ScenarioContext& ctx) {
+AttentionInputs read_attention_inputs(ScenarioContext& ctx, bool grouped) {
   AttentionInputs in;
   in.q = ctx.tensor("q", q_dims);
   const Shape qs(in.q.shape().begin(), in.q.shape().end());
-  in.k = ctx.tensor("k", k_dims(qs));
-  in.v = ctx.tensor("v", v_dims(qs, in.k.shape()[1]));
+  in.k = ctx.tensor("k", k_dims(qs, grouped));
+  check_groups(ctx, qs[2], in.k.shape()[2]);
+  in.v = ctx.tensor("v", v_dims(qs, in.k.shape()[1], in.k.shape()[2], grouped));
   in.scale = ctx.fields.number("scale", default_scale(qs[3]));
   return in;
 }
 
-AttentionDims read_attention_shapes(ScenarioContext& ctx) {
+AttentionDims read_attention_shapes(ScenarioContext& ctx, std::size_t* H_kv) {
   const Shape qs = ctx.shape("q", q_dims);
-  const std::size_t L_K = ctx.shape("k", k_dims(qs))[1];
-  const std::size_t D = ctx.shape("v", v_dims(qs, L_K))[3];
+  const Shape ks = ctx.shape("k", k_dims(qs, H_kv != nullptr));
+  const std::size_t L_K = ks[1];
+  if (H_kv) check_groups(ctx, qs[2], *H_kv = ks[2]);
+  const std::size_t D = ctx.shape("v", v_dims(qs, L_K, ks[2], H_kv != nullptr))[3];
   ctx.fields.number("scale", 1.0);
   return {qs[0], qs[1], L_K, qs[2], qs[3], D};
 }
@@ -83,7 +95,7 @@ Mask read_mask_fields(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std:
     return mask;
   }
   Fields m = ctx.fields.object("mask");
-  const auto kind = m.choice("kind", {"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit"}, "none");
+  const auto kind = m.choice("kind", {"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit", "sink"}, "none");
   const std::int64_t big = static_cast<std::int64_t>(kMaxDimension);
   if (kind == "none") mask.kind = MaskKind::none;
   else if (kind == "causal") mask.kind = MaskKind::causal;
@@ -104,6 +116,10 @@ Mask read_mask_fields(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std:
     mask.kind = MaskKind::strided;
     mask.window = m.required_integer("window", 0, big);
     mask.stride = m.required_integer("stride", 1, big);
+  } else if (kind == "sink") {  // Mistral's sliding window, StreamingLLM's sinks (SPEC §2)
+    mask.kind = MaskKind::sink;
+    mask.window = m.required_integer("window", 1, big);
+    mask.sinks = m.integer("sinks", 0, 0, mask.window);
   } else {
     mask.kind = MaskKind::explicit_allowed;
     mask.allowed = m.bool_tensor("allowed", {Dim::of(L_Q, "L_Q of q"), Dim::of(L_K, "L_K of k")});
@@ -125,7 +141,7 @@ Mask read_mask_fields(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std:
 }  // namespace
 
 const MaskRule& any_mask() {
-  static const MaskRule rule{{"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit"}, "", "", ""};
+  static const MaskRule rule{{"none", "causal", "valid_lens", "local", "atrous", "strided", "explicit", "sink"}, "", "", ""};
   return rule;
 }
 

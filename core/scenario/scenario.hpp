@@ -58,9 +58,12 @@ struct AttentionInputs {
   Tensor q, k, v;
   double scale;
 };
-AttentionInputs read_attention_inputs(ScenarioContext& ctx);
-// Their shapes only, checked as read_attention_inputs checks them (estimates; "scale" is read too).
-AttentionDims read_attention_shapes(ScenarioContext& ctx);
+// grouped: k and v may have H_kv heads, a divisor of H (GQA/MQA: full, flash, decode); an H_kv
+// that does not divide H is refused on "k".
+AttentionInputs read_attention_inputs(ScenarioContext& ctx, bool grouped = false);
+// Their shapes only, checked as read_attention_inputs checks them (estimates; "scale" is read too);
+// with H_kv given, grouped as above and H_kv written there.
+AttentionDims read_attention_shapes(ScenarioContext& ctx, std::size_t* H_kv = nullptr);
 
 // The mask kinds an algorithm accepts (its registry entry's `masks`) and the words of its refusals.
 struct MaskRule {

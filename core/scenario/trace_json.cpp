@@ -79,7 +79,9 @@ json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers)
 }  // namespace
 
 json cost_json(const Cost& cost) {
-  return {{"dot_products", cost.dot_products}, {"dense_dot_products", cost.dense_dot_products}, {"flops", cost.flops}};
+  json c = {{"dot_products", cost.dot_products}, {"dense_dot_products", cost.dense_dot_products}, {"flops", cost.flops}};
+  if (cost.kv_cache_numbers) c["kv_cache_numbers"] = cost.kv_cache_numbers;
+  return c;
 }
 
 json trace_to_json(const Trace& trace, const json& input_shapes) { return trace_json(trace, input_shapes, nullptr); }

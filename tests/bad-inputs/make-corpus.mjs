@@ -129,7 +129,7 @@ B('q ragged E', withFields(FULL, { q: [[[[1, 0]], [[0, 1, 2]]]] }), 'q[0][1][0]'
 B('q ragged H', withFields(FULL, { q: [[[[1, 0]], [[0, 1], [1, 1]]]] }), 'q[0][1]');
 B('k E differs from q', withFields(FULL, { k: [[[[1]], [[0]], [[1]]]] }), 'k[0][0][0]');
 B('k B differs from q', withFields(FULL, { k: [FULL.k[0], FULL.k[0]] }), 'k');
-B('k H differs from q', withFields(FULL, { k: [[[[1, 0], [1, 0]], [[0, 1], [0, 1]], [[1, 1], [1, 1]]]] }), 'k[0][0]');
+B('k H differs from q', withFields(FULL, { k: [[[[1, 0], [1, 0]], [[0, 1], [0, 1]], [[1, 1], [1, 1]]]] }), 'k');  // 2 kv heads cannot serve 1 query head (GQA: H_kv divides H)
 B('k ragged L_K across batch', withFields(FULL, { q: [FULL.q[0], FULL.q[0]], k: [FULL.k[0], FULL.k[0].slice(0, 2)], v: [FULL.v[0], FULL.v[0]] }), 'k[1]');
 B('v L_K differs from k', withFields(FULL, { v: [FULL.v[0].slice(0, 2)] }), 'v[0]');
 B('v ragged D', withFields(FULL, { v: [[[[1, 2]], [[3, 4]], [[5]]]] }), 'v[0][2][0]');

@@ -14,6 +14,10 @@
 
 namespace attnplay::testing {
 
+// The checkout's root (tests/catch2/source_dir.cpp): the one file compiled with the clone's path,
+// so every other test file's object is the same in any clone (ccache).
+const char* source_dir();
+
 inline json run(const json& scenario) { return run_scenario(scenario); }
 
 inline json run_preset(const std::string& name) {
@@ -23,7 +27,7 @@ inline json run_preset(const std::string& name) {
 }
 
 inline json read_json_file(const std::string& relative) {
-  std::ifstream in(std::string(ATTNPLAY_SOURCE_DIR) + "/" + relative);
+  std::ifstream in(std::string(source_dir()) + "/" + relative);
   REQUIRE(in.good());
   std::stringstream s;
   s << in.rdbuf();

@@ -255,6 +255,38 @@ TEST_CASE("bahdanau: training is deterministic, and progress can stop it") {
   CHECK(r.loss.size() == 3);
 }
 
+TEST_CASE("bahdanau: trained_weights, fed back as weights without train, give the trained held-out outputs") {
+  const Preset* preset = find_preset("bahdanau-train-reverse-quick");
+  REQUIRE(preset != nullptr);
+  json s = preset->scenario;
+  const json trained = run(s);
+  REQUIRE(trained.contains("trained_weights"));
+  CHECK(!trained["shapes"].contains("trained_weights"));
+  CHECK(trained["trained_weights"]["decoder.attention.w_v.weight"].size() == 1);  // torch's (1, h)
+  // training changed them: the seeded weights themselves (one epoch at lr 0: Adam moves nothing) differ
+  json untrained = s;
+  untrained["train"]["epochs"] = 1;
+  untrained["train"]["lr"] = 0.0;
+  CHECK(run(untrained)["trained_weights"] != trained["trained_weights"]);
+  // the held-out example with teacher forcing, as the trace ran it (docs/semantics.md)
+  const std::size_t T = trained["heldout_src"].size();
+  json tgt = json::array({kBos});
+  for (std::size_t t = 1; t < T; ++t)
+    tgt.push_back(t - 1 < trained["heldout_target"].size() ? trained["heldout_target"][t - 1] : json(kPad));
+  json fed = s;
+  fed.erase("train");
+  fed["weights"] = trained["trained_weights"];
+  fed["src"] = json::array({trained["heldout_src"]});
+  fed["tgt"] = json::array({tgt});
+  fed["enc_valid_lens"] = json::array({trained["heldout_valid_len"]});
+  const json again = run(fed);
+  CHECK(!again.contains("trained_weights"));
+  for (const char* field : {"output", "weights", "enc_outputs", "dec_state"}) {
+    INFO(field);
+    CHECK(max_rel_diff(again[field], trained[field]) <= 1e-12);
+  }
+}
+
 TEST_CASE("bahdanau: the held-out example tells reverse from copy (no palindrome, no training example)") {
   // two words (vocab 6) of 2-3: a third of the draws are palindromes ("w4 w4", "w5 w4 w5")
   std::size_t redrawn = 0;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fixtures_root() { return fs::path(ATTNPLAY_SOURCE_DIR) / "tests" / "fixtures"; }
+fs::path fixtures_root() { return fs::path(source_dir()) / "tests" / "fixtures"; }
 
 // The fixture files of one algorithm, sorted by name.
 std::vector<fs::path> fixture_files(const std::string& algorithm) {
@@ -29,7 +29,7 @@ std::vector<fs::path> fixture_files(const std::string& algorithm) {
 }
 
 json load(const fs::path& file) {
-  return read_json_file(fs::relative(file, ATTNPLAY_SOURCE_DIR).generic_string());
+  return read_json_file(fs::relative(file, source_dir()).generic_string());
 }
 
 void check_fixtures(const std::string& algorithm, std::size_t at_least) {

@@ -54,6 +54,22 @@ test('Bahdanau: the quick preset trains in a worker; the loss points are the tra
   assert.match(await textOf(view('train-status')), /in a worker/);
   await assertCells(el(), 'heldout_weights', expected.heldout_weights);
   assert.equal(await view('predicted').getAttribute('data-value'), expected.predicted.join(' '));
+  // the trained weights (trace trained_weights): each parameter's name, torch's shape and mean |w|
+  const shape = (t) => (Array.isArray(t) ? [t.length, ...shape(t[0])] : []);
+  const rows = await view('trained_weights').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), Object.keys(expected.trained_weights));
+  assert.deepEqual(rows.map((r) => r[1]), Object.values(expected.trained_weights).map((t) => `(${shape(t).join(', ')})`));
+  // its button puts them on the clipboard as the scenario's weights JSON
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
+  await page.evaluate(() => navigator.clipboard.writeText(''));
+  await view('trained_weights').locator('button').click();
+  await page.waitForFunction(async () => (await navigator.clipboard.readText()) !== '', null, { timeout: 30000, polling: 250 });
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  assert.deepEqual(copied, (await traceOf(page)).trained_weights);
+  const flat = (w) => Object.keys(w).sort().flatMap((k) => [w[k]].flat(9));
+  const [a, b] = [flat(copied), flat(expected.trained_weights)];
+  assert.equal(a.length, b.length);
+  assert.ok(a.every((x, i) => Math.abs(x - b[i]) <= 1e-12 * Math.max(1, Math.abs(b[i]))), 'the page\'s trained weights are the core\'s');
 });
 
 test('Bahdanau: default training (train: {}) in the page equals the core; the held-out weights find the anti-diagonal', async () => {

@@ -30,6 +30,7 @@ const figures = () => page.evaluate(() => {
   // (B, H, L_Q, L_K) maps at (0, 0); (B, L, H, D) ones at b = 0, h = 0; 2-D ones whole
   const slice = (field) => {
     const v = trace[field], n = trace.shapes[field].length;
+    if (field === 'buckets') return v.map((r) => r[0][0]);  // (rounds, B, H, L): a row per round
     if (n === 4 && !/scores|weights|allowed|attn/.test(field)) return v[0].map((r) => r[0]);
     return n === 4 ? v[0][0] : n === 3 ? v[0] : v;
   };
@@ -41,7 +42,7 @@ const figures = () => page.evaluate(() => {
     return {
       field: f.dataset.field ?? f.querySelector('[data-field]')?.dataset.field,
       canvas: !!canvas,
-      buckets: !!f.querySelector('table.buckets'),
+      categories: [...(legend?.querySelectorAll('[data-category]') ?? [])].map((c) => Number(c.dataset.category)),
       axes: [...f.querySelectorAll(':scope > .map-frame > .axis-y, :scope > .map-frame > .axis-x')].map((a) => a.textContent.trim()),
       kind: legend?.dataset.kind,
       min: legend?.dataset.min, max: legend?.dataset.max,
@@ -65,8 +66,11 @@ test('every map of every preset: axis names, and a legend with the colour bar an
       const where = `${preset} ${f.field}`;
       assert.equal(f.axes.length, 2, `${where}: two axis names`);
       assert.ok(f.axes.every((a) => a.length > 0), `${where}: axis names ${JSON.stringify(f.axes)}`);
-      if (f.buckets) continue; // the LSH buckets: categories, their caption is the key
       maps++;
+      if (f.kind === 'category') {  // the LSH buckets: one swatch per bucket the map holds
+        assert.deepEqual(f.categories, [...new Set(f.numbers)].sort((a, b) => a - b), `${where}: the categories' key`);
+        continue;
+      }
       if (f.canvas) canvases++;
       assert.ok(f.kind, `${where}: a legend`);
       if (f.kind === 'bool') {

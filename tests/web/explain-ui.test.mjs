@@ -6,12 +6,9 @@
 // Chromium against dist/ served with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { dist, launch, openUrl, seededTensor, setScenario, settle } from './harness.mjs';
-
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { axeViolations, openAll } from './axe.mjs';
 
 let page, base, problems, close;
 before(async () => { ({ page, base, problems, close } = await launch()); });
@@ -238,18 +235,11 @@ test('axe finds no WCAG A/AA violation with the panel open (light en, dark zh 39
     await openUrl(page, `${base}#preset=sparse-local`);
     await el().evaluate((e, [t, l]) => { e.setAttribute('theme', t); e.setAttribute('lang', l); }, [theme, lang]);
     await settle(page);
-    await page.evaluate(() => {
-      for (const e of document.querySelector('attention-playground').shadowRoot.querySelectorAll('*')) {
-        if (getComputedStyle(e).contentVisibility === 'auto') e.style.contentVisibility = 'visible';
-      }
-    });
+    await openAll(page, { dives: false });
     await cell('scores', '0,0,2,3').focus();
     await panelFor('scores', '0,0,2,3');
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    await page.evaluate(AXE + '\n;0');
-    const violations = await page.evaluate(async () => (await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'],
-    })).violations.map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.flat().join(' >> ')).join(' | ')}`));
+    const violations = await axeViolations(page);
     assert.deepEqual(violations, [], `${theme}, ${lang}, ${width} px`);
   }
   await page.setViewportSize({ width: 1366, height: 900 });

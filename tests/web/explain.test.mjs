@@ -169,8 +169,9 @@ function check(preset, r) {
     for (const t of exps) if (t.ref) assert.ok(close(t.value, Math.exp(r.values[key(t.ref)].value - max)), `${where}: ${t.name} = exp(s − max)`);
     if (!capped) assert.ok(close(exps.reduce((a, t) => a + t.value, 0), rowSum.value), `${where}: the row sum is the sum of its exps`);
   } else if (byName('scale') && products.length && !capped) {
-    const dot = products.reduce((a, t) => a + t.value, 0);
-    assert.ok(close(dot * byName('scale').value, ex.value), `${where}: Σ products × scale = ${dot * byName('scale').value} vs ${ex.value}`);
+    const bias = byName('ALiBi bias')?.value ?? 0; // ALiBi: the score is Σ products × scale + bias (issue 16)
+    const dot = products.filter((t) => t.name !== 'ALiBi bias').reduce((a, t) => a + t.value, 0);
+    assert.ok(close(dot * byName('scale').value + bias, ex.value), `${where}: Σ products × scale (+ bias) = ${dot * byName('scale').value + bias} vs ${ex.value}`);
   } else if (products.length && products.length === ex.terms.length && !capped) {
     assert.ok(close(products.reduce((a, t) => a + t.value, 0), ex.value), `${where}: Σ products = ${ex.value}`);
   }

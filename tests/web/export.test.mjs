@@ -79,7 +79,7 @@ test('json is the trace; csv of weights (the default) is the shown slice, every 
   assert.equal(csv.text, (await exported('csv', 'weights')).text, 'the default field is weights');
   const rows = parseCsv(csv.text);
   const w = trace.weights[0][0]; // weights are (B, H, L_Q, L_K)
-  assert.deepEqual(rows[0], ['', ...labels('k', w[0].length)]);
+  assert.deepEqual(rows[0], ['b = 0, h = 0', ...labels('k', w[0].length)]);
   assert.deepEqual(rows.slice(1).map((r) => r[0]), labels('q', w.length));
   assertCsvValues(rows, w, 'weights');
   for (const r of rows.slice(1)) assert.ok(Math.abs(r.slice(1).reduce((a, x) => a + Number(x), 0) - 1) < 1e-12, 'a softmax row sums to 1');
@@ -87,7 +87,7 @@ test('json is the trace; csv of weights (the default) is the shown slice, every 
   // booleans as 1 / 0; the context's (B, L_Q, H, D) slice as the page shows it (q rows, d columns)
   assertCsvValues(parseCsv((await exported('csv', 'allowed')).text), trace.allowed[0][0], 'allowed');
   const ctx = parseCsv((await exported('csv', 'context')).text);
-  assert.deepEqual(ctx[0], ['', 'd0', 'd1']);
+  assert.deepEqual(ctx[0], ['b = 0, h = 0', 'd0', 'd1']);
   assertCsvValues(ctx, trace.context[0].map((row) => row[0]), 'context');
   assert.deepEqual(problems, []);
 });

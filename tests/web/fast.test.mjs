@@ -290,6 +290,42 @@ test('a view whose inputs an edit does not change stays as drawn (the sparse pat
   assert.equal(Number(await el().locator('[data-field="cost-local"]').getAttribute('data-dot-products')), local.cost.dot_products);
 });
 
+test('an edit takes no kept view off the page: the sparse patterns\' section and the step formulas stay where they are drawn', async (t) => {
+  if (!wasm.presets().some((p) => p.name === 'sparse-local')) { t.skip('no sparse-local preset'); return; }
+  await openUrl(page, base + '#preset=sparse-local');
+  // the formulas are a lazy chunk: there once settled
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('.step-formula math').length > 0);
+  const removed = await page.evaluate(async () => {
+    const e = document.querySelector('attention-playground');
+    const root = e.shadowRoot;
+    const watched = [root.querySelector('[data-field="sparse"]'), ...root.querySelectorAll('.step-formula > *')];
+    const gone = new Set();
+    const note = (records) => {
+      for (const r of records) for (const n of r.removedNodes) for (const w of watched) if (n === w || n.contains?.(w)) gone.add(w);
+    };
+    const seen = new MutationObserver(note);
+    seen.observe(root, { childList: true, subtree: true });
+    for (const text of ['0.75', '-1.5', '2']) {
+      await new Promise((resolve) => {
+        e.addEventListener('trace', () => resolve(), { once: true });
+        const input = root.querySelector('[data-key="q[0][1][0][0]"]');
+        input.value = text;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    }
+    await e.settled;
+    note(seen.takeRecords());
+    seen.disconnect();
+    return { watched: watched.length, gone: [...gone].map((w) => w.dataset?.field ?? w.textContent.slice(0, 30)),
+      connected: watched.every((w) => w.isConnected), standIns: root.querySelectorAll('kept-node').length };
+  });
+  assert.ok(removed.watched >= 3, `watched ${removed.watched}`);
+  assert.deepEqual(removed.gone, [], 'taken off the page by an edit');
+  assert.ok(removed.connected);
+  assert.equal(removed.standIns, 0, 'no stand-in left on the page');
+  assert.deepEqual(problems, []);
+});
+
 test('flash: each key block\'s running max, rescale factor, running sum and output are the trace\'s; the last block equals full attention', async (t) => {
   const algorithms = wasm.algorithms().map((a) => a.name);
   if (!algorithms.includes('flash')) {

@@ -81,6 +81,23 @@ test('the basic-operations seed\'s shape chain: multi-head attention\'s flow (Li
   assert.ok((await op('output')).includes(`${tuple(shapes.head_context)} → ${tuple(shapes.output)}`));
 });
 
+test('the flow in Chinese: operations that are words are Chinese, code stays code; the steps of a line align at the top', async () => {
+  await openUrl(page, `${base}#preset=prob-toy`);
+  await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
+  await settle(page);
+  const op = (f) => text(el().locator(`.panel-results > .maps [data-step="${f}"] .step-op code`));
+  assert.match(await op('attn'), /softmax\(dim=-1\)；其余行 1\/L_K/);
+  assert.match(await op('q_k_sample'), /每个查询 U_part 个键/);
+  assert.match(await op('sparsity'), /M = max − sum \/ L_K/);
+  const boxes = await el().locator('.panel-results > .maps > [data-step]').evaluateAll((es) => es.map((e) => {
+    const r = e.getBoundingClientRect();
+    return [r.top, r.bottom];
+  }));
+  const line = boxes.filter(([top]) => top < boxes[0][1]);  // the steps on the first line
+  assert.ok(line.length >= 3, `${line.length} steps on the first line`);
+  assert.ok(line.every(([top]) => Math.abs(top - line[0][0]) < 1), `tops ${line.map(([top]) => top)}`);
+});
+
 test('the deep dives: named sections below the flow, open when the preset is about them, hidden by controls words', async () => {
   await openUrl(page, `${base}#preset=softmax-toy`);
   const dive = (name) => el().locator(`.panel-results > details.dive[data-dive="${name}"]`);

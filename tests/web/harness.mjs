@@ -13,15 +13,16 @@ export const dist = path.join(root, 'dist');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations. */
-export async function launch() {
+/** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations.
+ * `options`: more of Playwright's context options (`locale`, `colorScheme`). */
+export async function launch(options = {}) {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   const server = createServer(dist);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}/`;
   const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
   const context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
   });
   await context.addInitScript(() => {
     window.__csp = [];

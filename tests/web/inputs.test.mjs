@@ -186,6 +186,34 @@ test('multihead picked from the menu starts with inputs of its own (no error), q
   assert.equal(back.queries, undefined);
 });
 
+test('self-attention: q = k = v is one grid X, an edit changes all three; untied, three grids edited apart', async () => {
+  await openUrl(page, base + '#preset=self-attention');
+  const grids = () => el().locator('.panel-tensors input[data-key^="k["], .panel-tensors input[data-key^="v["]').count();
+  assert.equal(await grids(), 0, 'one grid: X');
+  assert.equal(await input('tie-qkv').isChecked(), true);
+  await type('q[0][1][0][0]', '3');
+  let s = await scenarioOf(page);
+  for (const f of ['q', 'k', 'v']) assert.equal(s[f][0][1][0][0], 3, `${f} follows X`);
+  const trace = await traceOf(page);
+  const want = wasm.run(s);
+  assert.deepEqual(trace.context, want.context);
+  const sc = trace.scores[0][0];
+  for (let i = 0; i < sc.length; i++) for (let j = 0; j < sc.length; j++) assert.equal(sc[i][j], sc[j][i], 'X Xᵀ stays symmetric');
+  // the explain panel lights a score's operands, q row 1 and k row 2, both in X's grid
+  await el().locator('figure[data-field="scores"] td[data-index="0,0,1,2"]').first().hover();
+  await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('figure.editor .xp-operand').length > 0);
+  const lit = await el().locator('figure.editor td.xp-operand input').evaluateAll((is) => is.map((i) => i.dataset.key).sort());
+  assert.deepEqual(lit, ['q[0][1][0][0]', 'q[0][1][0][1]', 'q[0][2][0][0]', 'q[0][2][0][1]']);
+  // untied: three grids, an edit of q leaves k and v
+  await input('tie-qkv').uncheck();
+  await el().locator('.panel-tensors input[data-key="k[0][0][0][0]"]').waitFor();
+  await type('q[0][2][0][1]', '7');
+  s = await scenarioOf(page);
+  assert.deepEqual([s.q[0][2][0][1], s.k[0][2][0][1], s.v[0][2][0][1]], [7, 1, 1]);
+  assert.equal(await input('tie-qkv').isChecked(), false, 'untied');
+  assert.equal(await el().locator('.panel-tensors input[data-key="k[0][2][0][1]"]').inputValue(), '1');
+});
+
 test('no console errors, page errors or CSP violations', () => {
   assert.deepEqual(problems, []);
 });

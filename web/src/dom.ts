@@ -40,11 +40,15 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+/** While views are built to be patched into the page (views/patch.ts sets it): what to append
+ * instead of `child` (a stand-in for a drawn node the view gives back again), or undefined. */
+export const building: { standIn?: (child: Node) => Node | undefined } = {};
+
 export function append(parent: Node, children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(parent, child);
-    else if (child instanceof Node) parent.appendChild(child);
+    else if (child instanceof Node) parent.appendChild(building.standIn?.(child) ?? child);
     else parent.appendChild(document.createTextNode(String(child)));
   }
 }

@@ -9,7 +9,8 @@
 // UrlSync (url-sync.ts) keeps location.hash; the element says what to re-render.
 // Each element has its own shadow root and state; the WASM core is shared (it keeps no state).
 import { firstRunsPreset, getEngine, type Engine, type Estimate, type Preset, type Scenario, type Trace } from './engine/compute';
-import { Session, hasExact, setRegistry } from './state';
+import { Session, hasExact, setRegistry, sliceSizes } from './state';
+import type { Recorded, Snapshot, Undo } from './undo';
 import { PAGE_ALGORITHMS, algorithm, type ViewHost } from './algorithms';
 import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
@@ -19,7 +20,8 @@ import { clone } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
-import { UrlSync, openingPreset } from './url-sync';
+import { UrlSync, openingPreset, openingPrefs, remember } from './url-sync';
+import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
@@ -59,6 +61,10 @@ export class AttentionPlayground extends HTMLElement {
   #chapter: ChapterViews | null = null;
   /** The results' sections opened or closed by the user (by controls word), until another preset. */
   #open = new Map<string, boolean>();
+  /** Undo and redo, Back and Forward, paste and drop (issue 15; undo.ts, loaded after the first
+   * trace); the states recorded until then. */
+  #undo: Undo | null = null;
+  #queued: Recorded[] = [];
 
   constructor() {
     super();
@@ -127,11 +133,13 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** SPEC §1: the trace as JSON, or trace field `field`'s map at the shown (b, h) as CSV, SVG or
-   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk). */
-  async export(kind: string, field?: string): Promise<Blob> {
+   * PNG (default field: `weights`, else the main output), as a Blob (export.ts, a lazy chunk);
+   * `{slices: "all"}`: the CSV of every (b, h) slice. */
+  async export(kind: string, field?: string, options?: { slices?: 'all' | 'shown' }): Promise<Blob> {
     await this.ready;
     const s = this.#session!;
-    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario);
+    const all = kind === 'csv' && options?.slices === 'all' ? sliceSizes(s.traced, s.trace) : null;
+    return (await load('export')).exportTrace(s.trace, kind, field, s.b, s.h, this.#lang, s.stale ? null : s.scenario, all);
   }
 
   /** SPEC §1: how the cell `index` of trace field `field` (or of a map the page draws beside the
@@ -159,6 +167,7 @@ export class AttentionPlayground extends HTMLElement {
     this.#started = true;
     // the first-load module where it runs the first scenario (engine/compute.ts): a third of the
     // bytes; a page that opens on a preset it does not run fetches the whole module alone
+    if (this.hasAttribute('sync-hash')) openingPrefs(this);  // the link's, remembered or the browser's language and theme
     const preset = openingPreset(this);
     Promise.all([getEngine({ first: preset === null || firstRunsPreset(preset) }), loadLanguage(this.#lang)]).then(
       ([engine]) => this.#start(engine),
@@ -192,8 +201,17 @@ export class AttentionPlayground extends HTMLElement {
     if (this.hasAttribute('sync-hash')) {
       this.#url = new UrlSync(session, { preset: (name) => this.#loadPreset(name, 'hash'),
         applying: () => { this.#reported = null; }, whole: () => this.#renderWhole('hash'), fallback: () => this.#presetWithError(),
-        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); } });
+        failed: () => { (this.#part('json') as HTMLDetailsElement | null)?.setAttribute('open', ''); this.#renderErrors(); },
+        prefs: () => prefsTail(this.#lang, this.getAttribute('theme') ?? 'light') });
     }
+    const attach = () => {  // once the first trace is shown (lazy.ts holds it until then)
+      const m = need('undo', attach);
+      if (!m || this.#undo) return;
+      this.#undo = new m.Undo({ root: this.#root, url: this.#url, session: this.#session!, restore: (snap) => this.#restore(snap),
+        update: (ok) => this.#update(ok ? 'inputs' : 'errors') }, this.#queued);
+      this.#queued = [];
+    };
+    attach();
     const first = this.#initialScenario();
     setTimeout(releaseViews, 2000);  // a first scenario that fails shows no trace: its views load anyway
     // the other views' modules, in the background once the first trace is shown
@@ -206,6 +224,7 @@ export class AttentionPlayground extends HTMLElement {
     if (name === 'preset' && value) this.#loadPreset(value, 'attribute');
     else if (name === 'scenario' && value) this.#scenarioText(value, 'attribute');
     else if (name === 'lang') void loadLanguage(this.#lang).then(() => this.#renderAll());  // never drawn half-translated
+    if (name === 'lang' || name === 'theme') this.#url?.write();  // the link keeps them
     else if (name === 'controls') this.#renderAll();
   }
 
@@ -285,7 +304,35 @@ export class AttentionPlayground extends HTMLElement {
     this.#dispatchTrace();
   }
 
+  #restore(snap: Snapshot): void {
+    const focused = (this.#root.activeElement as HTMLElement | null)?.dataset?.key;
+    this.#url?.replaced();
+    this.#reported = null;
+    this.#session!.restore(snap);
+    this.#renderWhole('history');
+    if (focused) this.#refocus(focused);  // drawn anew: the focus (and the next Ctrl+Z) stays where it was
+  }
+
+  /** Reset: the preset as it comes (an edit: undo brings the changes back). */
+  #reset(): void {
+    if (this.#session?.preset) this.#loadPreset(this.#session.preset, 'control');
+  }
+
+  /** The state after a change into the undo history (undo.ts): an edit (a control, a paste, the
+   * API, the JSON; a number typed into one field within a second is one entry), or the state shown
+   * (the first scenario, a link, a redraw, an undo). References only. */
+  #record(source: string): void {
+    const s = this.#session!;
+    const active = this.#root.activeElement as HTMLElement | null;
+    const r: Recorded = { snap: { scenario: s.scenario, preset: s.preset, modified: s.modified },
+      key: active && (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA') ? active.dataset.key ?? '' : '',
+      edit: source === 'control' || source === 'api' || source === 'json' || source === 'attribute', time: performance.now() };
+    if (this.#undo) this.#undo.record(r);
+    else if (this.#queued.push(r) > 50) this.#queued.shift();
+  }
+
   #afterChange(source: string): void {
+    this.#record(source);
     if (source === 'control' || source === 'api') this.#url?.edited();
     this.#renderErrors();
     if (source !== 'json') fillJson(this.#root, this.#session!);
@@ -314,7 +361,10 @@ export class AttentionPlayground extends HTMLElement {
       probPanel: algorithm(session.scenario.algorithm)?.panelView !== undefined,
       pitfallsOpen: this.#pitfallsOpen, onPitfallsOpen: (open) => { this.#pitfallsOpen = open; },
       update: (change, from) => this.#update(change, from), showErrors: () => this.#renderErrors(),
-      onPreset: (name) => this.#loadPreset(name, 'control'), onLang: (l) => this.setAttribute('lang', l),
+      onPreset: (name) => this.#loadPreset(name, 'control'), onReset: () => this.#reset(),
+      onLang: (l) => { if (this.#url) remember('lang', l); this.setAttribute('lang', l); },
+      theme: this.#url ? this.getAttribute('theme') ?? 'auto' : null,
+      onTheme: (th) => { remember('theme', th); this.setAttribute('theme', th); },
       onCopyLink: this.#url ? (button) => void this.#url!.copyLink(button, this.#lang, this.#root) : null,
       onSlice: () => { this.#renderInputs('slice'); this.#renderOutputs(); } });
   }
@@ -381,8 +431,7 @@ export class AttentionPlayground extends HTMLElement {
       const v = own?.panelView;
       render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
-    const modified = this.#root.querySelector<HTMLElement>('.modified');
-    if (modified) modified.hidden = !(session.preset && session.modified);
+    for (const el of this.#root.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]')) el.hidden = !(session.preset && session.modified);
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's
   }

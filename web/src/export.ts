@@ -102,11 +102,35 @@ export function mapOf(trace: Trace, field: string, b: number, hh: number, lang: 
 const csvValue = (v: unknown): string => (typeof v === 'boolean' ? (v ? '1' : '0') : typeof v === 'number' ? String(v) : '');
 const csvQuote = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-export function toCsv(o: HeatmapOptions): string {
-  const cols = o.values.reduce((m, r) => Math.max(m, r.length), 0);
-  const lines = [['', ...Array.from({ length: cols }, (_, j) => o.colLabels[j] ?? String(j))]];
-  o.values.forEach((row, i) => lines.push([o.rowLabels[i] ?? String(i), ...Array.from({ length: cols }, (_, j) => csvValue(row[j]))]));
-  return lines.map((l) => l.map(csvQuote).join(',')).join('\n') + '\n';
+const csvText = (lines: string[][]) => lines.map((l) => l.map(csvQuote).join(',')).join('\n') + '\n';
+const csvCols = (o: HeatmapOptions) => o.values.reduce((m, r) => Math.max(m, r.length), 0);
+const csvHead = (o: HeatmapOptions) => Array.from({ length: csvCols(o) }, (_, j) => o.colLabels[j] ?? String(j));
+const csvRows = (o: HeatmapOptions, lead: string[]) =>
+  o.values.map((row, i) => [...lead, o.rowLabels[i] ?? String(i), ...Array.from({ length: csvCols(o) }, (_, j) => csvValue(row[j]))]);
+
+/** One slice as CSV; its corner cell says which slice it is ("b = 1, h = 3"; '' for an unsliced field). */
+export function toCsv(o: HeatmapOptions, where = ''): string {
+  return csvText([[where, ...csvHead(o)], ...csvRows(o, [])]);
+}
+
+/** Which of b and h a field's map is sliced at (the SVG's title says the same). */
+function slicedBy(trace: Trace, name: string): { b: boolean; h: boolean } {
+  const n = shapeOf(trace[name]).length;
+  return { b: n >= 3, h: n >= 4 || BH3.has(name) };
+}
+
+/** Every (b, h) slice of `name` in one CSV: columns b, h (blank where the field has no such axis), the
+ * row label, then the map's columns; B and H are the trace's batch and head counts. */
+export function csvAll(trace: Trace, name: string, B: number, H: number, lang: Lang): string {
+  const by = slicedBy(trace, name), lines: string[][] = [];
+  for (let b = 0; b < (by.b ? B : 1); b++) {
+    for (let hh = 0; hh < (by.h ? H : 1); hh++) {
+      const map = mapOf(trace, name, b, hh, lang);
+      if (!lines.length) lines.push(['b', 'h', '', ...csvHead(map)]);
+      lines.push(...csvRows(map, [by.b ? String(b) : '', by.h ? String(hh) : '']));
+    }
+  }
+  return csvText(lines);
 }
 
 // ---- SVG and PNG: one layout, drawn twice ----
@@ -297,7 +321,7 @@ export function toPng(scene: Scene): Promise<Blob> {
 /** `el.export(kind, field)`: the trace as JSON, or the map of `field` (default: `defaultField`)
  * at (b, h) as CSV, SVG or PNG. Rejects with an Error whose `field` is 'kind' or 'field'. */
 export async function exportTrace(trace: Trace | null, kind: unknown, field: unknown, b: number, hh: number, lang: Lang,
-  scenario: Record<string, unknown> | null = null): Promise<Blob> {
+  scenario: Record<string, unknown> | null = null, all: { B: number; H: number } | null = null): Promise<Blob> {
   if (!(KINDS as readonly unknown[]).includes(kind)) fail(`kind "${String(kind)}" is not one of ${KINDS.map((k) => `"${k}"`).join(', ')}`, 'kind');
   if (!trace) fail('there is no trace yet (the scenario has not run)', 'kind');
   if (kind === 'pytorch') {
@@ -311,18 +335,19 @@ export async function exportTrace(trace: Trace | null, kind: unknown, field: unk
   if (field !== undefined && typeof field !== 'string') fail(`field must be a string, got ${typeof field}`, 'field');
   const name = (field as string | undefined) ?? defaultField(trace);
   const map = mapOf(trace, name, b, hh, lang);
-  if (kind === 'csv') return new Blob([toCsv(map)], { type: 'text/csv' });
-  const shape = shapeOf(trace[name]);
-  const where = shape.length >= 4 || BH3.has(name) ? `b = ${b}, h = ${hh}` : shape.length === 3 ? `b = ${b}` : '';
+  const shape = shapeOf(trace[name]), by = slicedBy(trace, name);
+  const where = by.h ? `b = ${b}, h = ${hh}` : by.b ? `b = ${b}` : '';
+  if (kind === 'csv') return new Blob([all ? csvAll(trace, name, all.B, all.H, lang) : toCsv(map, where)], { type: 'text/csv' });
   const scene = layout(map, name, shape, where, lang);
   if (kind === 'svg') return new Blob([toSvg(scene)], { type: 'image/svg+xml' });
   return toPng(scene);
 }
 
-/** The file a download of `kind` is saved as: attention-<algorithm>-<field>.<ext>. */
-export function fileName(trace: Trace, kind: string, field?: string): string {
+/** The file a download of `kind` is saved as: attention-<algorithm>-<field>[-<slice>].<ext>, the
+ * slice ("b1-h3", "all") named where the trace has more than one. */
+export function fileName(trace: Trace, kind: string, field?: string, slice = ''): string {
   const safe = (s: string) => s.replace(/[^\w.-]+/g, '_');
-  return `attention-${safe(String(trace.algorithm))}-${safe(kind === 'json' ? 'trace' : field ?? defaultField(trace))}.${kind}`;
+  return `attention-${safe(String(trace.algorithm))}-${safe(kind === 'json' ? 'trace' : field ?? defaultField(trace))}${slice && kind !== 'json' ? '-' + slice : ''}.${kind}`;
 }
 
 /** `blob` downloaded as `name` through an <a download> (its URL revoked after). */
@@ -338,9 +363,13 @@ function saveBlob(blob: Blob, name: string, parent: Node): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-/** The page's Export buttons: the blob downloaded. */
-export async function download(trace: Trace, kind: string, b: number, hh: number, lang: Lang, parent: Node): Promise<void> {
-  saveBlob(await exportTrace(trace, kind, undefined, b, hh, lang), fileName(trace, kind), parent);
+/** The page's Export buttons: the blob downloaded ('csv-all': the CSV of every (b, h) slice). The
+ * name says the slice where the trace has more than one (B, H: the trace's counts). */
+export async function download(trace: Trace, kind: string, b: number, hh: number, B: number, H: number, lang: Lang, parent: Node): Promise<void> {
+  const all = kind === 'csv-all', k = all ? 'csv' : kind, field = defaultField(trace), by = slicedBy(trace, field);
+  const many = (by.b && B > 1) || (by.h && H > 1);
+  const slice = !many ? '' : all ? 'all' : [by.b ? `b${b}` : '', by.h ? `h${hh}` : ''].filter(Boolean).join('-');
+  saveBlob(await exportTrace(trace, k, undefined, b, hh, lang, null, all ? { B, H } : null), fileName(trace, k, field, slice), parent);
 }
 
 /** The status line's words (here, not in i18n.ts: the first load stays small). */
@@ -349,9 +378,20 @@ const COPY_TEXT = {
   saved: { en: 'the clipboard is not available: saved as', zh: '剪贴板不可用：已保存为' },
 } as const;
 
-/** The page's "Copy as PyTorch" button: the snippet onto the clipboard or, where the clipboard is
- * not available or refused, downloaded as attention-<algorithm>.py; the outcome (or the error) in
- * `status` (a role=status element). */
+/** `text` onto the clipboard or, where the clipboard is not available or refused, downloaded as
+ * `name`; the outcome in `status` (a role=status element). */
+export async function copyOrSave(text: string, name: string, type: string, lang: Lang, parent: Node, status: HTMLElement): Promise<void> {
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(text);
+    status.textContent = COPY_TEXT.copied[lang];
+  } catch {
+    saveBlob(new Blob([text], { type }), name, parent);
+    status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
+  }
+}
+
+/** The page's "Copy as PyTorch" button: the snippet (copyOrSave: attention-<algorithm>.py). */
 export async function copyPytorch(trace: Trace, scenario: Record<string, unknown> | null, lang: Lang, parent: Node, status: HTMLElement): Promise<void> {
   status.textContent = '';
   let text: string;
@@ -361,13 +401,5 @@ export async function copyPytorch(trace: Trace, scenario: Record<string, unknown
     status.textContent = e instanceof Error ? e.message : String(e);
     return;
   }
-  try {
-    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
-    await navigator.clipboard.writeText(text);
-    status.textContent = COPY_TEXT.copied[lang];
-  } catch {
-    const name = `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`;
-    saveBlob(new Blob([text], { type: 'text/x-python' }), name, parent);
-    status.textContent = `${COPY_TEXT.saved[lang]} ${name}`;
-  }
+  await copyOrSave(text, `attention-${String(trace.algorithm).replace(/[^\w.-]+/g, '_')}.py`, 'text/x-python', lang, parent, status);
 }

@@ -66,10 +66,21 @@ export function prettyJson(value: unknown, indent = ''): string {
   return JSON.stringify(value);
 }
 
+/** A number as typed (a minus sign or dash for '-'), and whether it has a number's syntax. */
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+const typed = (text: string) => text.trim().replace(/^[\u2212\u2013]/, '-');
+
 /** Parses what a user typed into a number cell; null when it is not a finite number. */
 export function parseNumber(text: string): number | null {
-  const t = text.trim().replace(/^[\u2212\u2013]/, '-');
-  if (t === '' || !/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return null;
+  const t = typed(text);
+  if (!NUMBER.test(t)) return null;
   const x = Number(t);
   return Number.isFinite(x) ? x : null;
+}
+
+/** Why `text` is no number, as a cell's error: a number too large for float64 (1e400) says so. */
+export function notANumber(key: string, text: string, expected = 'a number'): string {
+  const t = typed(text);
+  return NUMBER.test(t)
+    ? `${key}: ${t} is outside float64 (|x| ≤ 1.8e308)` : `${key}: expected ${expected}, got "${text}"`;
 }

@@ -151,6 +151,15 @@ const D = {
   // seeds (issue 14 item 7): the other task's answer beside the held-out target
   otherCopy: { en: 'copy would answer', zh: '复制任务会答' },
   otherReverse: { en: 'reverse would answer', zh: '反转任务会答' },
+  // polish (issue 14): the trained weights (trace trained_weights, the input weights' layout)
+  trainedTitle: { en: 'The trained weights (trained_weights)', zh: '训练后的权重（trained_weights）' },
+  trainedNote: {
+    en: '{n} parameters under torch\'s state_dict names, the layout of the scenario\'s weights: given as weights without train, they give these results again.',
+    zh: '{n} 个参数，按 torch 的 state_dict 名称，与场景的 weights 格式相同：作为 weights 给出（去掉 train），会重现这些结果。',
+  },
+  trainedCopy: { en: 'Copy trained weights as JSON', zh: '复制训练后的权重（JSON）' },
+  parameter: { en: 'parameter', zh: '参数' },
+  meanAbs: { en: 'mean |w|', zh: '|w| 的均值' },
 } satisfies Record<string, Text>;
 
 export type D2lKey = keyof typeof D;

@@ -45,4 +45,11 @@ export const PRESET_DESCRIPTIONS_ZH: Record<string, string> = {
   'diff-toy': '一个查询、一个头，e = 1：图 1 的分数 [2, 1, 0] 经 softmax 得 [0.665, 0.245, 0.090]；图 2 的分数 [0, 0, 0] 各得 1/3；取 lambda = 0.5，权重为 [0.499, 0.078, -0.077]（和为 1 - lambda = 0.5），配上 v0=[10,0]、v1=[0,20]、v2=[10,10]，上下文为 [4.219, 0.795]；RMSNorm 再乘以 1 - lambda_init = 0.8 得 [1.112, 0.209]。',
   'diff-causal': '两个头，e = 2，两个注意力图都用因果掩码，lambda = lambda_init = 0.2（depth 1）：第二个图减去两个图共有的注意力（噪声），所以权重可以为负。',
   'diff-learned-lambda': 'lambda = exp(q1 . k1) - exp(q2 . k2) + lambda_init，向量按 unilm 的写法（e = 2）；在 depth 12 处 lambda_init = 0.8 - 0.6 exp(-0.3 x 11) = 0.778。',
+  // issue 16 (modern-a): GQA/MQA, RoPE, ALiBi, sinks
+  'gqa-toy': 'Llama 2 70B 的分组，缩小到玩具规模：查询头 0 和 1 读取键值头 0，头 2 和 3 读取键值头 1（kv_head = h // (H / H_kv)）。内核按索引读取组内唯一的一份：KV 缓存只存 2 个头的键和值，而不是 4 个，是多头注意力的一半，而每个查询头仍保留自己的权重。',
+  'mqa-toy': 'Shazeer 的多查询注意力（PaLM、Falcon）：每个查询头读取同一组键和值，所以这里的 KV 缓存是多头注意力的四分之一（一般为 1 / H）。各头的注意力仍然不同：它们的查询不同。',
+  'rope-toy': 'Llama 所用的旋转位置编码（风格 "half"，base 10000）：位置 m 的查询的每对分量旋转 m theta_p，theta_p = 10000^(-2p/E)，位置 n 的键旋转 n theta_p。于是 q_m 与 k_n 的分数只取决于 m - n，且不再加任何位置向量。',
+  'rope-shift': 'rope-toy 的张量放在位置 100..105 而不是 0..5：q_rotated 和 k_rotated 是不同的向量，但每个分数和权重都与 rope-toy 相同（误差小于 1e-12），因为 q 和 k 的旋转相互抵消，只剩它们的差 (m - n) theta。',
+  'alibi-toy': 'Press 等人的 ALiBi，4 个头：头 h 在分数上加 -slope_h |i - j|，斜率为 2^-2、2^-4、2^-6、2^-8（get_slopes）。头 0 主要看近处，头 3 几乎不在乎距离；完全不加位置编码，模型仍然知道每个键有多远。',
+  'sink-window': 'StreamingLLM 的缓存写成掩码：每个查询看到最近的 3 个键（Mistral 的滑动窗口），并且始终看到最开始的 2 个词元，即汇点。没有汇点时（sinks 0），softmax 倾注在开头词元上的权重，一旦它们离开窗口就无处可去。',
 };

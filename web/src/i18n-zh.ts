@@ -54,8 +54,11 @@ export const ZH: Record<Key, string> = {
   scenarioJsonHelp: '完整场景；可在此尝试控件之外的形状和字段。',
   copyLink: '复制链接',
   copyLinkHelp: '复制本页 URL：它保存了当前场景',
-  linkCopied: '已复制链接',
-  copyFailed: '无法复制：请复制地址栏',
+  theme: '主题',
+  reset: '重置',
+  theme_auto: '自动',
+  theme_light: '浅色',
+  theme_dark: '深色',
   // ProbAttention
   probTitle: 'ProbAttention 逐步演示',
   probIntro: '不是每个 query 都完整地做 attention：先为每个查询抽样少量 key，估计哪些查询“最值得细算”（稀疏度 M），只对前 u 个做精确 attention，其余查询用默认上下文。',

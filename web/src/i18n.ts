@@ -54,8 +54,11 @@ const EN = {
   scenarioJsonHelp: 'The whole scenario; edit it to try shapes and fields the controls do not offer.',
   copyLink: 'Copy link',
   copyLinkHelp: 'Copy the URL of this page: it holds the scenario',
-  linkCopied: 'Link copied',
-  copyFailed: 'Could not copy: copy the address bar',
+  theme: 'Theme',
+  reset: 'Reset',
+  theme_auto: 'Auto',
+  theme_light: 'Light',
+  theme_dark: 'Dark',
   // ProbAttention
   probTitle: 'ProbAttention, step by step',
   probIntro: 'Not every query gets full attention: sample a few keys per query, estimate which queries are "active" (sparsity M), compute exact attention only for the top u of them, and give every other query a lazy default context.',

@@ -13,6 +13,7 @@ const LOADERS = {
   explain: () => import('./explain/dispatch'), // el.explain(): a cell's derivation (SPEC §1)
   link: () => import('./link'), // #z= links: deflate-raw and base64url
   formulas: () => import('./views/step-formulas'), // the flow steps' formulas (KaTeX), after the first trace
+  undo: () => import('./undo'), // undo, redo, Back and Forward, the grids' paste and drop: after the first trace
 } as const;
 
 export type LazyName = keyof typeof LOADERS;

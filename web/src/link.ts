@@ -3,7 +3,10 @@
 // DecompressionStream. A link is untrusted input: at most LINK_MAX characters of base64url, at
 // most JSON_MAX bytes once inflated (the stream is cancelled as soon as it is passed: a small link
 // that inflates to gigabytes costs no more than JSON_MAX). Every failure is an Error whose message
-// names the scenario and what is wrong with the link.
+// names the scenario and what is wrong with the link. And the "Copy link" button's copy (copyUrl).
+import { h } from './dom';
+import { t, tx, type Lang } from './i18n';
+
 export const LINK_MAX = 1 << 20;
 export const JSON_MAX = 4 << 20;
 
@@ -60,4 +63,30 @@ export async function inflate(z: string): Promise<string> {
   } catch {
     return fail('is not UTF-8 text');
   }
+}
+
+/** What the "Copy link" button says after a click (here, not in i18n.ts: the first load stays small). */
+const COPIED = {
+  linkCopied: { en: 'Link copied', zh: '已复制链接' },
+  copyFailed: { en: 'Could not copy: copy the address bar', zh: '无法复制：请复制地址栏' },
+  linkFile: { en: 'Copied, but a file:// link opens on this computer only', zh: '已复制，但 file:// 链接只能在本机打开' },
+} as const;
+
+/** "Copy link": `url` to the clipboard, else through a selection's copy; the button says how it went. */
+export async function copyUrl(url: string, button: HTMLElement, lang: Lang, root: ShadowRoot): Promise<void> {
+  let ok = true;
+  try {
+    await navigator.clipboard.writeText(url);
+  } catch {
+    // no clipboard API (an insecure origin, no permission): the selection's copy
+    const area = h('textarea', { text: url });
+    root.append(area);
+    area.select();
+    ok = document.execCommand('copy');
+    area.remove();
+  }
+  // a file:// address opens on this computer only: said, and said longer
+  const local = ok && location.protocol === 'file:';
+  button.textContent = tx(lang, COPIED[local ? 'linkFile' : ok ? 'linkCopied' : 'copyFailed']);
+  setTimeout(() => { button.textContent = t(lang, 'copyLink'); }, local ? 6000 : 2000);
 }

@@ -19,6 +19,7 @@ import INFORMER_PY from '../../tests/fixtures/reference/informer_prob.py?raw';
 import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
 import PLAYGROUND_PY from '../../tests/fixtures/reference/playground.py?raw';
+import MODERN_PY from '../../tests/fixtures/reference/modern.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -218,7 +219,45 @@ function qkv(scn: Dict, trace: Dict, names = ['q', 'k', 'v']): string[] {
   return names.map((n) => assign(n, scenarioTensor(scn, trace, n), 'float64', notes[n]));
 }
 
+/** GQA/MQA, RoPE, ALiBi (issue 16) on full (and flash's context): Llama's and BLOOM's steps as
+ * tests/fixtures/reference/modern.py re-states them, then the boolean mask's softmax. */
+function modernSnippet(scn: Dict, trace: Dict): Snippet | null {
+  const q = shapeOf(scenarioTensor(scn, trace, 'q')), k = shapeOf(scenarioTensor(scn, trace, 'k'));
+  const rope = (scn.rope ?? null) as Dict | null, alibi = scn.alibi;
+  if (q[2] === k[2] && !rope && (alibi === undefined || alibi === false)) return null;
+  const mask = (scn.mask ?? { kind: 'none' }) as Dict;
+  const inputs = qkv(scn, trace);
+  inputs.push('B, L_Q, H, E = q.shape', 'L_K, H_kv = k.shape[1], k.shape[2]');
+  inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)');
+  const run: string[] = [];
+  if (rope) {
+    const pos = (key: string, L: number) => (Array.isArray(rope[key]) ? pyList(rope[key]) : `list(range(${L}))`);
+    const rotate = rope.style === 'interleaved' ? 'apply_rotary_interleaved' : 'apply_rotary_half';
+    inputs.push(`positions_q = torch.tensor(${pos('positions_q', q[1])})`, `positions_k = torch.tensor(${pos('positions_k', k[1])})`);
+    run.push(`# RoPE (${rope.style === 'interleaved' ? "Meta's complex form" : "Hugging Face's rotate_half"}): q and k turned by their positions`,
+      `angles = rope_angles(int(max(positions_q.max(), positions_k.max())) + 1, E, ${pyNum(rope.base ?? 10000)})`,
+      `q = ${rotate}(q.permute(0, 2, 1, 3), angles[positions_q]).permute(0, 2, 1, 3)`,
+      `k = ${rotate}(k.permute(0, 2, 1, 3), angles[positions_k]).permute(0, 2, 1, 3)`);
+  }
+  run.push("# GQA/MQA: each kv head repeated for its group of query heads (Llama's repeat_kv)",
+    'k = repeat_kv(k.permute(0, 2, 1, 3), H // H_kv).permute(0, 2, 1, 3)',
+    'v = repeat_kv(v.permute(0, 2, 1, 3), H // H_kv).permute(0, 2, 1, 3)',
+    "scores = scale * torch.einsum('blhe,bshe->bhls', q, k)");
+  if (alibi !== undefined && alibi !== false) {
+    const slopes = typeof alibi === 'object' && alibi !== null && Array.isArray((alibi as Dict).slopes) ? pyList((alibi as Dict).slopes) : 'get_slopes(H)';
+    run.push(`scores = scores + alibi_bias(${slopes}, L_Q, L_K)[None]  # ALiBi: -slope_h |i - j|`);
+  }
+  run.push('allowed4 = allowed[:, None].expand(B, H, L_Q, L_K)',
+    'weights = torch.softmax(scores.masked_fill(~allowed4, fill), dim=-1)',
+    'weights = weights.masked_fill(~allowed4.any(dim=-1, keepdim=True), 0.0)  # a row with no allowed key: 0, not NaN',
+    "context = torch.einsum('bhls,bshd->blhd', weights, v)  # (B, L_Q, H, D)");
+  return { source: "Llama's repeat_kv and rotary embedding, ALiBi's get_slopes (re-stated in the playground's modern.py), with the playground's boolean mask",
+    code: [MASK, snippet(MODERN_PY, 'modern_forms')], inputs: [...inputs, ...maskLines(mask)], main: 'context', run };
+}
+
 export function fullSnippet(scn: Dict, trace: Dict): Snippet {
+  const modern = modernSnippet(scn, trace);
+  if (modern) return modern;
   const q = shapeOf(scenarioTensor(scn, trace, 'q')), k = shapeOf(scenarioTensor(scn, trace, 'k'));
   const mask = (scn.mask ?? { kind: 'none' }) as Dict;
   const kind = mask.kind ?? 'none';
@@ -268,6 +307,8 @@ export function fullSnippet(scn: Dict, trace: Dict): Snippet {
 }
 
 export function flashSnippet(scn: Dict, trace: Dict): Snippet {
+  const modern = modernSnippet(scn, trace); // flash's context is full's: the modern forms' reference gives it
+  if (modern) return modern;
   const mask = (scn.mask ?? { kind: 'none' }) as Dict;
   const inputs = qkv(scn, trace);
   inputs.push('B, L_Q, H, E = q.shape', 'L_K, D = k.shape[1], v.shape[3]');

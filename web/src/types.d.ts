@@ -26,7 +26,7 @@ declare module '*/wasm/attnplay.mjs' {
   /** What a run will cost and carry (the core's estimate_scenario): cost equals the trace's where
    * exact; numbers: the float numbers of its trace; sizes: what the algorithm derives. */
   export interface EstimateRecord {
-    cost: { dot_products: number; dense_dot_products: number; flops: number };
+    cost: { dot_products: number; dense_dot_products: number; flops: number; kv_cache_numbers?: number };
     numbers: number;
     sizes: Record<string, unknown>;
     exact: boolean;

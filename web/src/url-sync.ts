@@ -3,9 +3,8 @@
 // followed read back into the Session, and the "Copy link" button. The encoding is state/hash.ts's;
 // the element owns one UrlSync and draws what a link changed (LinkTarget).
 import { load } from './lazy';
-import { h } from './dom';
-import { t, type Lang } from './i18n';
-import { parseHash } from './state/hash';
+import type { Lang } from './i18n';
+import { THEMES, hashPrefs, parseHash, type Theme } from './state/hash';
 import type { Session } from './state/session';
 
 /** A scenario whose URL hash is longer than this is always written a moment later (encoding it
@@ -24,6 +23,8 @@ export interface LinkTarget {
   fallback(): void;
   /** A link that could not be read: its error is shown beside the scenario JSON (opened). */
   failed(): void;
+  /** The hash's tail for the element's language and theme (state/hash.ts prefsTail). */
+  prefs(): string;
 }
 
 /** The preset `el` opens on (its link's with `sync-hash`, else its attribute's), or null when it
@@ -32,6 +33,27 @@ export function openingPreset(el: HTMLElement): string | null {
   const wanted = el.hasAttribute('sync-hash') ? parseHash(location.hash) : null;
   if (wanted) return 'preset' in wanted ? wanted.preset : null;
   return el.getAttribute('scenario') ? null : el.getAttribute('preset');
+}
+
+/** The reader's choices of language and theme (index.html), kept where storage is allowed. */
+const STORE = 'attention-playground.';
+export function remember(name: 'lang' | 'theme', value: string): void {
+  try { localStorage.setItem(STORE + name, value); } catch { /* no storage here (file://, a private mode) */ }
+}
+function remembered(name: 'lang' | 'theme'): string | null {
+  try { return localStorage.getItem(STORE + name); } catch { return null; }
+}
+
+/** index.html's language and theme on load: the link's, else the reader's remembered choice, else
+ * the browser's (Chinese when a zh-* language comes before any en-*; the theme follows the system's
+ * scheme: auto). Set as the element's attributes. */
+export function openingPrefs(el: HTMLElement): void {
+  const link = hashPrefs(location.hash);
+  const browser = (navigator.languages ?? [navigator.language]).find((l) => /^(en|zh)\b/i.test(l))?.slice(0, 2).toLowerCase();
+  const lang = link.lang ?? remembered('lang') ?? browser;
+  const theme = link.theme ?? remembered('theme') ?? el.getAttribute('theme') ?? 'auto';
+  if (lang === 'en' || lang === 'zh') el.setAttribute('lang', lang);
+  if (THEMES.includes(theme as Theme)) el.setAttribute('theme', theme);
 }
 
 export class UrlSync {
@@ -116,24 +138,29 @@ export class UrlSync {
     this.#timer = setTimeout(() => this.#now(false), Math.max(0, 250 - since));
   }
 
-  /** The "Copy link" button: the URL (its hash written now) to the clipboard. */
+  /** A new entry of the undo history: a new entry of the browser's too (its hash written after, by
+   * replaceState, which keeps `state`), so Back and Forward move between edits; `push` false: the
+   * state of the entry shown (the first one's). */
+  entry(state: unknown, push = true): void {
+    try {
+      if (push) history.pushState(state, '', location.href);
+      else history.replaceState(state, '');
+    } catch {
+      // Chromium refuses a flood of pushState: the entry is the undo history's only
+    }
+  }
+
+  /** The hash shown now came from the browser's history (Back, Forward): not applied again. */
+  skip(hash: string): void {
+    this.#last = hash;
+  }
+
+  /** The "Copy link" button: the URL (its hash written now) to the clipboard (link.ts). */
   async copyLink(button: HTMLElement, lang: Lang, root: ShadowRoot): Promise<void> {
+    const link = load('link');
     this.#now(true);
     await this.#done;
-    const url = location.href;
-    let ok = true;
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      // no clipboard API (an insecure origin, no permission): the selection's copy
-      const area = h('textarea', { text: url });
-      root.append(area);
-      area.select();
-      ok = document.execCommand('copy');
-      area.remove();
-    }
-    button.textContent = t(lang, ok ? 'linkCopied' : 'copyFailed');
-    setTimeout(() => { button.textContent = t(lang, 'copyLink'); }, 2000);
+    return (await link).copyUrl(location.href, button, lang, root);
   }
 
   /** The hash write due now (`force`: even a long one written less than 250 ms ago). */
@@ -161,7 +188,8 @@ export class UrlSync {
       .then((hash) => { if (seq === this.#seq) this.#write(hash); });
   }
 
-  #write(text: string): void {
+  #write(hash: string): void {
+    const text = hash + this.#target.prefs();
     if (text === this.#last) return;
     this.#last = text;
     try {

@@ -102,7 +102,11 @@ export const snippet = (name: { [K in keyof Builders]: Builders[K] extends Snipp
 /** A step of an algorithm's flow (views/results.ts): trace field `field` (its map, else its shape),
  * computed from the fields `from` by `op`, the shape change `shape` in symbols; the first step's
  * `inputs`: the fields the flow starts from (default q, k, v). */
-export interface FlowStep { field: string; from?: string[]; op?: string; shape?: string; inputs?: string[] }
+/** A flow step (views/results.ts): `op` is code where it is code (one string), words in both
+ * languages where it has words. */
+/** The mask step's operation, a word. */
+export const MASK: Text = { en: 'mask', zh: '掩码' };
+export interface FlowStep { field: string; from?: string[]; op?: string | Text; shape?: string; inputs?: string[] }
 
 export interface PageAlgorithm {
   /** The core's registry name. */

@@ -32,7 +32,7 @@ export type Scenario = Record<string, unknown>;
 export type Trace = Record<string, unknown> & {
   algorithm: string;
   shapes: Record<string, number[]>;
-  cost?: { dot_products: number; dense_dot_products: number; flops: number };
+  cost?: { dot_products: number; dense_dot_products: number; flops: number; kv_cache_numbers?: number };
   warnings?: string[];
 };
 /** A preset; its scenario and description are missing until the whole module is loaded where the first-load
@@ -62,8 +62,9 @@ export interface Engine {
   presets(): Preset[];
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
-  /** Whether run() computes this algorithm now (false while the whole module loads). */
-  has(algorithm: string): boolean;
+  /** Whether run() computes this algorithm (and this scenario, where given: the first-load module
+   * leaves RoPE and ALiBi out) now; false while the whole module loads. */
+  has(algorithm: string, scenario?: Scenario): boolean;
   /** Resolves when the whole module runs every algorithm (starts loading it on the first call). */
   whole(): Promise<void>;
 }
@@ -142,7 +143,10 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
 function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
   const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
   const coreFor = (scenario: Scenario): Core | null =>
-    wholeCore ?? (has(String(scenario.algorithm)) ? first!.core : null);
+    wholeCore ?? (runsFirst(scenario) ? first!.core : null);
+  // the first-load module leaves RoPE and ALiBi out (core/scenario/run_full.cpp)
+  const runsFirst = (scenario: Scenario): boolean => has(String(scenario.algorithm)) &&
+    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false)));
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
@@ -173,7 +177,7 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
-    has,
+    has: (algorithm, scenario) => (scenario ? runsFirst(scenario) : has(algorithm)),
     whole: () => loadWhole().then(() => undefined),
   };
 }

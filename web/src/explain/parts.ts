@@ -56,7 +56,7 @@ export function softmaxStep(o: { scores: readonly number[]; i: number; j: number
   const trace = { algorithm: 'softmax', shapes: { s: [1, 1, o.i + 1, n], w: [1, 1, o.i + 1, n], a: [1, 1, o.i + 1, n] },
     s: [[rows([...o.scores])]], w: [[rows(w)]], a: [[rows(o.scores.map((_, j) => !o.masked?.[j]))]] } as Trace;
   const spec: SoftmaxSpec = { q: 'q', k: 'k', v: 'v', scores: 's', weights: 'w', context: 'c', allowed: 'a', scale: 1, scaleTex: '1',
-    mask: o.masked?.some(Boolean) ? { kind: 'explicit', causal: false, window: 0, dilation: 1, stride: 1, fill: o.fill ?? -Infinity, at: 'mask' } : null };
+    mask: o.masked?.some(Boolean) ? { kind: 'explicit', causal: false, window: 0, dilation: 1, stride: 1, sinks: 0, fill: o.fill ?? -Infinity, at: 'mask' } : null };
   const e = explainWeight(new Cells(trace, {}), spec, 'w', [0, 0, o.i, o.j], o.lang);
   if (!e) throw new Error(`explain: no softmax at ${o.i}, ${o.j}`);
   const map = (r: CellRef | undefined) => (r && r.field === 's' ? o.refOf?.(r.index[3]) : r);

@@ -1,5 +1,6 @@
 // The softmax family's cells, with their real numbers (SPEC §1 "Every number explains itself"):
-//   score    s[b,h,i,j] = scale · Σ_e q[b,i,h,e] k[b,j,h,e]      (the trace's scores: scaled, before the mask)
+//   score    s[b,h,i,j] = scale · Σ_e q[b,i,h,e] k[b,j,h',e]     (the trace's scores: scaled, before the mask;
+//            h' = kv_head[h] under GQA/MQA, q and k the rotated ones under RoPE, + ALiBi's bias[h,i,j])
 //   allowed  the mask's rule for (i, j) with its numbers
 //   weight   w[b,h,i,j] = exp(s'_j − max) / Σ_j' exp(s'_j' − max), s' = s where allowed, else the fill
 //   context  c[b,i,h,d] = Σ_j w[b,h,i,j] v[b,j,h,d]
@@ -17,6 +18,8 @@ export interface MaskRule {
   window: number;
   dilation: number;
   stride: number;
+  /** sink: the first `sinks` keys stay allowed (with `window` the recent ones). */
+  sinks: number;
   fill: number;
   /** The field of the mask's own numbers ("mask.valid_lens", "mask.allowed"). */
   at: string;
@@ -31,7 +34,7 @@ export function maskOf(scenario: Scenario, at = 'mask'): MaskRule | null {
   if (kind === 'none' && !causal) return null;
   const f = m.fill ?? (kind === 'valid_lens' ? -1e6 : '-inf');
   return { kind, causal, window: Number(m.window ?? 0), dilation: Number(m.dilation ?? 1), stride: Number(m.stride ?? 1),
-    fill: f === '-inf' ? -Infinity : Number(f), at };
+    sinks: Number(m.sinks ?? 0), fill: f === '-inf' ? -Infinity : Number(f), at };
 }
 
 /** Whether the mask allows key j for query i (of batch item b), as the core's Mask::allows, with
@@ -44,7 +47,7 @@ export function allows(c: Cells, m: MaskRule, b: number, i: number, j: number, l
   const operands: CellRef[] = [];
   const rel = (ok: boolean, tex: string, text: string) => parts.push({ ok, tex, text });
   const lt = (ok: boolean) => (ok ? '\\le' : '>');
-  if (m.causal || m.kind === 'causal') rel(j <= i, `j = ${j} ${lt(j <= i)} i = ${i}`, `j = ${j} ${j <= i ? '≤' : '>'} i = ${i}`);
+  if (m.causal || m.kind === 'causal' || m.kind === 'sink') rel(j <= i, `j = ${j} ${lt(j <= i)} i = ${i}`, `j = ${j} ${j <= i ? '≤' : '>'} i = ${i}`);
   switch (m.kind) {
     case 'valid_lens': {
       const shape = c.shape(`${m.at}.valid_lens`);
@@ -66,6 +69,12 @@ export function allows(c: Cells, m: MaskRule, b: number, i: number, j: number, l
       const ok = d <= m.window || d % m.stride === 0;
       rel(ok, `|i - j| = ${d} ${lt(d <= m.window)} ${m.window} \\;\\lor\\; ${d} \\bmod ${m.stride} = ${d % m.stride}`,
         `|i − j| = ${d} ${d <= m.window ? '≤' : '>'} ${m.window} ${say(lang, 'or', '或')} ${d} mod ${m.stride} = ${d % m.stride}`);
+      break;
+    }
+    case 'sink': { // Mistral's window (i − j < w) or one of StreamingLLM's sinks (j < s)
+      const ok = i - j < m.window || j < m.sinks;
+      rel(ok, `i - j = ${i - j} ${i - j < m.window ? '<' : '\\ge'} w = ${m.window} \\;\\lor\\; j = ${j} ${j < m.sinks ? '<' : '\\ge'} \\text{sinks} = ${m.sinks}`,
+        `i − j = ${i - j} ${i - j < m.window ? '<' : '≥'} w = ${m.window} ${say(lang, 'or', '或')} j = ${j} ${j < m.sinks ? '<' : '≥'} sinks = ${m.sinks}`);
       break;
     }
     case 'explicit': {
@@ -102,6 +111,10 @@ export interface SoftmaxSpec {
   dims?: [number, number];
   /** Row i's query (ProbAttention's scores_top: row t is query top_index[b, h, t]). Default: i. */
   queryOf?: (b: number, h: number, i: number) => number;
+  /** Query head h's head in k and v (GQA/MQA: the trace's kv_head). Default: h. */
+  kvHeadOf?: (h: number) => number;
+  /** ALiBi's bias added to the scaled score (the trace's bias (H, L_Q, L_K)). Default: none. */
+  bias?: string;
 }
 
 /** The default scale 1/√E (scenario's `scale` where it gives one). */
@@ -113,8 +126,15 @@ export function scaleOf(scenario: Scenario, E: number): { scale: number; scaleTe
 /** Full attention's spec (its trace's own field names). */
 export function fullSpec(c: Cells): SoftmaxSpec {
   const E = c.shape('q')[3] ?? 1;
-  return { q: 'q', k: 'k', v: 'v', scores: 'scores', weights: 'weights', context: 'context', allowed: 'allowed',
-    ...scaleOf(c.scenario, E), mask: maskOf(c.scenario) };
+  return { q: c.has('q_rotated') ? 'q_rotated' : 'q', k: c.has('k_rotated') ? 'k_rotated' : 'k', v: 'v', scores: 'scores',
+    weights: 'weights', context: 'context', allowed: 'allowed', ...scaleOf(c.scenario, E), mask: maskOf(c.scenario),
+    ...modernOf(c) };
+}
+
+/** GQA's kv head and ALiBi's bias where the trace has them (full, flash). */
+export function modernOf(c: Cells): Pick<SoftmaxSpec, 'kvHeadOf' | 'bias'> {
+  const kv = c.has('kv_head') ? (h: number) => c.num('kv_head', [h]) : undefined;
+  return { ...(kv ? { kvHeadOf: kv } : {}), ...(c.has('bias') ? { bias: 'bias' } : {}) };
 }
 
 /** Full attention on the trace's inputs beside an approximation or flash (the exact run): its
@@ -136,9 +156,9 @@ function isAllowed(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j:
 /** Score (b, h, i, j): scale · Σ_e q·k, its products. */
 export function scoreParts(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j: number) {
   const [e0, E] = s.dims ?? [0, c.shape(s.q)[3]];
-  const kj = s.keyOf ? s.keyOf(j) : j, qi = s.queryOf ? s.queryOf(b, h, i) : i;
+  const kj = s.keyOf ? s.keyOf(j) : j, qi = s.queryOf ? s.queryOf(b, h, i) : i, hk = s.kvHeadOf ? s.kvHeadOf(h) : h;
   return dotSum(E, (e) => `q[${qi}]·k[${kj}] (e=${e0 + e})`, (e) => {
-    const rq = ref(s.q, [b, qi, h, e0 + e]), rk = ref(s.k, [b, kj, h, e0 + e]);
+    const rq = ref(s.q, [b, qi, h, e0 + e]), rk = ref(s.k, [b, kj, hk, e0 + e]);
     return [c.num(s.q, rq.index), c.num(s.k, rk.index), rq, rk];
   });
 }
@@ -146,7 +166,7 @@ export function scoreParts(c: Cells, s: SoftmaxSpec, b: number, h: number, i: nu
 /** The score the softmax reads: the trace's where it has scores, else scale · q·k. */
 export function scoreOf(c: Cells, s: SoftmaxSpec, b: number, h: number, i: number, j: number): number {
   if (s.scores && c.has(s.scores)) return c.num(s.scores, [b, h, i, j]);
-  return s.scale * scoreParts(c, s, b, h, i, j).total;
+  return s.scale * scoreParts(c, s, b, h, i, j).total + (s.bias ? c.num(s.bias, [h, i, j]) : 0);
 }
 
 export function explainScore(c: Cells, s: SoftmaxSpec, field: string, index: number[], lang: Lang): Explanation | null {
@@ -156,10 +176,19 @@ export function explainScore(c: Cells, s: SoftmaxSpec, field: string, index: num
   const p = scoreParts(c, s, b, h, row, j);
   const i = s.queryOf ? s.queryOf(b, h, row) : row;
   const terms: Term[] = [...p.terms, { name: 'Σ_e q·k', value: p.total }, { name: 'scale', value: s.scale }];
-  let formula = `s_{${i}${j}} = ${s.scaleTex} \\sum_e q_{${i}e} k_{${j}e} = ${s.scaleTex} \\left(${p.tex}\\right) = ${num(s.scale)} \\cdot ${factor(p.total)} = ${num(value)}${exactTex(value)}`;
+  // ALiBi: + bias[h, i, j] = −slope_h |i − j| (its cell of the trace's bias)
+  const bias = s.bias ? c.num(s.bias, [h, i, j]) : null;
+  const bTex = bias === null ? '' : ` + ${factor(bias)}`, bText = bias === null ? '' : ` + ${plain(bias)}`;
+  const bName = bias === null ? '' : ' + \\text{bias}_{h,i,j}';
+  if (bias !== null) {
+    const rb = ref(s.bias!, [h, i, j]);
+    terms.push({ name: 'ALiBi bias', value: bias, ref: rb });
+    p.operands.push(rb);
+  }
+  let formula = `s_{${i}${j}} = ${s.scaleTex} \\sum_e q_{${i}e} k_{${j}e}${bName} = ${s.scaleTex} \\left(${p.tex}\\right)${bTex} = ${num(s.scale)} \\cdot ${factor(p.total)}${bTex} = ${num(value)}${exactTex(value)}`;
   let text = say(lang,
-    `score = scale × Σ_e q[${i}, e]·k[${j}, e] = ${plain(s.scale)} × (${p.text}) = ${plain(s.scale)} × ${plain(p.total)} = ${plain(value)}${exactText(value)}`,
-    `分数 = 缩放 × Σ_e q[${i}, e]·k[${j}, e] = ${plain(s.scale)} × (${p.text}) = ${plain(s.scale)} × ${plain(p.total)} = ${plain(value)}${exactText(value)}`);
+    `score = scale × Σ_e q[${i}, e]·k[${j}, e]${bias === null ? '' : ' + ALiBi bias'} = ${plain(s.scale)} × (${p.text})${bText} = ${plain(s.scale)} × ${plain(p.total)}${bText} = ${plain(value)}${exactText(value)}`,
+    `分数 = 缩放 × Σ_e q[${i}, e]·k[${j}, e]${bias === null ? '' : ' + ALiBi 偏置'} = ${plain(s.scale)} × (${p.text})${bText} = ${plain(s.scale)} × ${plain(p.total)}${bText} = ${plain(value)}${exactText(value)}`);
   if (s.mask) {
     const a = allows(c, s.mask, b, i, j, lang);
     if (!isAllowed(c, s, b, h, row, j, lang)) {
@@ -252,7 +281,7 @@ export function explainContext(c: Cells, s: SoftmaxSpec, field: string, index: n
   const row = fromTrace ? null : softmaxRow(c, s, b, h, i, lang, keys);
   // weights the trace does not hold are computed here from q and k (their cells are the operands)
   const p = dotSum(keys, (j) => `w[${i},${j}]·v[${s.keyOf ? s.keyOf(j) : j},${d}]`, (j) => {
-    const rw = ref(s.weights, [b, h, i, j]), rv = ref(s.v, [b, s.keyOf ? s.keyOf(j) : j, h, d]);
+    const rw = ref(s.weights, [b, h, i, j]), rv = ref(s.v, [b, s.keyOf ? s.keyOf(j) : j, s.kvHeadOf ? s.kvHeadOf(h) : h, d]);
     const w = row ? (row.empty ? 0 : row.exps[j] / row.total) : c.num(s.weights, rw.index);
     return [w, c.num(s.v, rv.index), row ? null : rw, rv];
   });

@@ -1,7 +1,8 @@
 // The scenario in the URL hash (index.html, `sync-hash`): `#preset=NAME` while a preset is
 // unmodified, else `#z=<base64url of deflate-raw(JSON)>` (link.ts, a chunk of its own), or
 // `#scenario=<JSON, URI-encoded>` where the browser has no CompressionStream. All three are read.
-// Text only: the element reads and writes location.
+// The reader's language and theme follow as `&lang=zh`, `&theme=dark` (issue 15; only where they are
+// not the page's defaults, en and auto). Text only: the element reads and writes location.
 import type { Scenario } from '../engine/compute';
 
 /** The hash when it needs no compression: `#preset=` (unmodified), else `#scenario=`; `json`
@@ -24,3 +25,17 @@ export function parseHash(hash: string): { preset: string } | { scenario: string
   if (z) return { z };
   return null;
 }
+
+export type Theme = 'light' | 'dark' | 'auto';
+export const THEMES: readonly Theme[] = ['auto', 'light', 'dark'];
+
+/** The language and theme a link asks for (each undefined when it names none, or one unknown). */
+export function hashPrefs(hash: string): { lang?: 'en' | 'zh'; theme?: Theme } {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const lang = params.get('lang'), theme = params.get('theme') as Theme;
+  return { lang: lang === 'en' || lang === 'zh' ? lang : undefined, theme: THEMES.includes(theme) ? theme : undefined };
+}
+
+/** The hash's tail for a language and theme: empty for the defaults (en, auto). */
+export const prefsTail = (lang: string, theme: string): string =>
+  (lang === 'zh' ? '&lang=zh' : '') + (theme !== 'auto' && THEMES.includes(theme as Theme) ? '&theme=' + theme : '');

@@ -121,6 +121,9 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
   };
   const tr = traits(s);
   if (tr.grids) axes[dim] = tr.grids.flatMap((g) => g.axes.flatMap((a, i) => (a === dim ? [[g.key, i] as [string, number]] : [])));
+  // GQA/MQA (k and v with H_kv < H heads, issue 16): q alone takes the new H while k's heads still divide it
+  const Hk = shapeOf(s.k)[2];
+  if (dim === 'H' && Hk !== undefined && Hk < d.H && n % Hk === 0) axes.H = [['q', 2]];
   for (const [name, axis] of axes[dim]) if (s[name] !== undefined) s[name] = resizeAxis(s[name], axis, n);
   // given weights whose columns are this width follow it (new columns 0)
   const w = s.weights as Scenario | undefined, follows = tr.weights?.follow?.[dim];
@@ -171,4 +174,17 @@ export function sameShape(a: Scenario, b: Scenario): boolean {
   const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : typeof x);
   const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
   return rest(a) === rest(b);
+}
+
+/** Self-attention (the self-attention preset): q, k and v all there and equal, one tensor X. */
+export function qkvEqual(s: Scenario): boolean {
+  return Array.isArray(s.q) && same(s.q, s.k) && same(s.q, s.v);
+}
+
+/** Two nested arrays equal, value by value (stops at the first difference: no copy per edit). */
+function same(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  return true;
 }

@@ -3,11 +3,11 @@
 // (b, h) slice shown. Every action edits the scenario through the property table and recomputes
 // with the engine; the element renders what results. What runs off the main thread (the sweep, a
 // training, a long run) is its BackgroundRuns' (runs.ts).
-import { clone, parseNumber } from '../format';
+import { clone, notANumber, parseNumber } from '../format';
 import type { Engine, Estimate, Outcome, Scenario, Trace } from '../engine/compute';
 import { normalise, type Stash } from './props';
 import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type GivenIndexKey, type PitfallComparison } from './prob';
-import { fitSharedKeys, get, lensDimensions, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
+import { fitSharedKeys, get, lensDimensions, qkvEqual, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
@@ -34,6 +34,9 @@ function editCopy(s: Scenario): Scenario {
   }
   return out;
 }
+
+/** The tensors self-attention ties into one X. */
+const QKV = ['q', 'k', 'v'];
 
 export class Session {
   scenario: Scenario = {};
@@ -126,6 +129,7 @@ export class Session {
     this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;
+    this.tiedQKV = true;
     this.modified = false;
     this.b = 0;
     this.h = 0;
@@ -134,6 +138,12 @@ export class Session {
     this.jsonError = null;
     this.#recompute();
     return values;
+  }
+
+  /** An entry of the undo history (state/history.ts): its scenario, preset and modified mark. */
+  restore(snap: { scenario: Scenario; preset: string; modified: boolean }): void {
+    this.replace(snap.scenario, snap.preset);
+    this.modified = snap.modified;
   }
 
   /** Returns false (and names the problem) when the core has no such preset. */
@@ -228,9 +238,15 @@ export class Session {
     return this.#stash[key];
   }
 
+  /** Self-attention: while q, k and v are equal they are one tensor X (one grid; an edit of a cell
+   * edits the three) unless the learner unties them (views/panels.ts). */
+  tiedQKV = true;
+  get tied(): boolean { return this.tiedQKV && qkvEqual(this.scenario); }
+
   /** Text typed into a tensor's cell. Returns false when it is no number (kept as the cell's error). */
   editCell(name: string, path: number[], text: string): boolean {
-    return this.#typed(pathText(name, path), text, false, (s, n) => { s[name] = setIn(s[name], path, n); });
+    const names = this.tied && QKV.includes(name) ? QKV : [name];
+    return this.#typed(pathText(name, path), text, false, (s, n) => { for (const f of names) s[f] = setIn(s[f], path, n); });
   }
 
   /** Text typed into a valid_lens cell (an integer ≥ 0). */
@@ -313,7 +329,7 @@ export class Session {
   #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void): boolean {
     const n = parseNumber(text);
     if (n === null || (count && (!Number.isInteger(n) || n < 0))) {
-      this.invalid.set(key, `${key}: expected ${count ? 'an integer ≥ 0' : 'a number'}, got "${text}"`);
+      this.invalid.set(key, n === null ? notANumber(key, text, count ? 'an integer ≥ 0' : 'a number') : `${key}: expected an integer ≥ 0, got "${text}"`);
       return false;
     }
     this.invalid.delete(key);
@@ -375,7 +391,7 @@ export class Session {
   }
 
   #recompute(): void {
-    if (!this.#engine.has(String(this.scenario.algorithm))) {
+    if (!this.#engine.has(String(this.scenario.algorithm), this.scenario)) {
       // the page's first-load module does not run this algorithm (compute.ts): the last good trace
       // stays until the whole module is there, then the latest scenario runs
       this.#awaitWhole();

@@ -2,7 +2,7 @@
 // loss per epoch, the held-out example's attention weights) and the shape test's shapes. Every
 // number is the trace's (or, while training, the loss the core reports after each epoch). DOM only.
 import { h } from '../dom';
-import { fmt, range } from '../format';
+import { fmt, range, shapeOf } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
 import { argmaxRows, d2lShapes, mirrored, tokenName, type TrainState } from '../state';
 import type { Lang } from '../i18n';
@@ -133,6 +133,31 @@ function heldOut(trace: Trace, task: string, lang: Lang): HTMLElement | null {
       text: df(lang, task === 'copy' ? 'argmaxDiagonal' : 'argmaxMirrored', { hits, rows }) }));
 }
 
+/** The trained weights (trace `trained_weights`, keyed by state_dict name): each parameter's shape
+ * and mean |w|, and a button that copies them as the scenario's `weights` JSON. */
+function trainedPart(trace: Trace, lang: Lang): HTMLElement | null {
+  const w = trace.trained_weights as Record<string, unknown> | undefined;
+  if (!w || typeof w !== 'object') return null;
+  const rows = Object.entries(w).map(([name, value]) => {
+    const flat = [value].flat(Infinity as 1) as number[];
+    return { name, shape: shapeOf(value), mean: flat.reduce((a, x) => a + Math.abs(x), 0) / Math.max(1, flat.length), n: flat.length };
+  });
+  const status = h('span', { class: 'muted', attrs: { role: 'status' } });
+  const part = h('section', { class: 'trained', dataset: { field: 'trained_weights' } }, h('h4', { text: d(lang, 'trainedTitle') }));
+  const copy = h('button', { type: 'button', dataset: { key: 'train.copy-weights' }, text: d(lang, 'trainedCopy'), on: { click: () => {
+    import('../export').then((m) => m.copyOrSave(JSON.stringify(w), 'trained_weights.json', 'application/json', lang, part, status)).catch(console.error);
+  } } });
+  part.append(
+    h('p', { class: 'note', text: df(lang, 'trainedNote', { n: rows.reduce((a, r) => a + r.n, 0) }) }),
+    h('p', null, copy, ' ', status),
+    h('div', { class: 'scroll' }, h('table', { class: 'shapes' },
+      h('thead', null, h('tr', null, h('th', { attrs: { scope: 'col' }, text: d(lang, 'parameter') }), h('th', { attrs: { scope: 'col' }, text: d(lang, 'shape') }),
+        h('th', { attrs: { scope: 'col' }, text: d(lang, 'meanAbs') }))),
+      h('tbody', null, ...rows.map((r) => h('tr', null, h('td', { class: 'mono', text: r.name }), h('td', { class: 'mono', text: `(${r.shape.join(', ')})` }),
+        h('td', { class: 'mono', text: fmt(r.mean) })))))));
+  return part;
+}
+
 function shapesPart(trace: Trace, lang: Lang): HTMLElement {
   const rows = d2lShapes(trace);
   const table = h('table', { class: 'shapes', dataset: { field: 'd2l-shapes' } },
@@ -158,6 +183,8 @@ export function bahdanauView(o: BahdanauViewOptions): HTMLElement {
   if (ours && train && (o.training?.status !== 'running')) {
     const part = heldOut(ours, String(train.task ?? 'reverse'), lang);
     if (part) root.append(part);
+    const trained = trainedPart(ours, lang);
+    if (trained) root.append(trained);
   }
   if (ours) root.append(shapesPart(ours, lang));
   return root;

@@ -1,9 +1,13 @@
 // The maps' colour scales (views/heatmap.ts draws them; views/legend.ts and export.ts explain and
 // export them): one module, so that the lazily loaded legend imports no view (no import cycle).
-import { interpolateBlues, interpolateRdBu, interpolateGreens } from 'd3-scale-chromatic';
+import { interpolateBlues, interpolateRdBu, interpolateGreens, schemeTableau10 } from 'd3-scale-chromatic';
 import { rgb } from 'd3-color';
 
-export type ColorKind = 'weights' | 'diverging' | 'bool' | 'count' | 'none';
+/** 'category': small non-negative integers named, not measured (LSH's buckets), one colour each. */
+export type ColorKind = 'weights' | 'diverging' | 'bool' | 'count' | 'category' | 'none';
+
+/** A category's colour (Tableau 10, cycling). */
+export const categoryColor = (v: number): string => schemeTableau10[v % schemeTableau10.length];
 
 /** Black or white text, whichever contrasts more with the cell (WCAG relative luminance): the
  * better of the two is at least 4.58:1 on any background (WCAG AA asks 4.5), which no softer dark
@@ -40,6 +44,7 @@ export function colorFor(kind: ColorKind, values: unknown[][], compact: boolean,
     return (v) => (typeof v === 'number' && v > 0 ? interpolateGreens((0.25 * max + 0.6 * v) * k) : null);
   }
   if (kind === 'bool') return (v) => (v === true ? '#d7ecd9' : v === false ? '#eceef1' : null);
+  if (kind === 'category') return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? categoryColor(v) : null);
   if (kind === 'diverging') {
     const m = extent ?? largest(values, 1e-12, Math.abs), k = 0.5 / m;
     const color = (t: number) => interpolateRdBu(1 - (0.5 + (t - 0.5) * 0.8));
@@ -49,7 +54,7 @@ export function colorFor(kind: ColorKind, values: unknown[][], compact: boolean,
 }
 
 /** What a scale's colours span (the legend's ramp): diverging [-m, m] centred at 0; weights [0, 1]
- * (a canvas: [0, its largest]); counts [0, the largest]; null for booleans. */
+ * (a canvas: [0, its largest]); counts [0, the largest]; null for booleans and categories. */
 export function domainOf(kind: ColorKind, values: unknown[][], compact: boolean, extent?: number): [number, number] | null {
   if (kind === 'diverging') { const m = extent ?? largest(values, 1e-12, Math.abs); return [-m, m]; }
   if (kind === 'weights') return [0, compact ? largest(values, 1e-12) : 1];

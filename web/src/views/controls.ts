@@ -1,7 +1,7 @@
 // Controls generated from the property table (state.ts). DOM only: changes go out through
 // callbacks; the element decides what to recompute and re-render.
 import { h, newId } from '../dom';
-import { parseNumber } from '../format';
+import { notANumber, parseNumber } from '../format';
 import type { Scenario } from '../engine/compute';
 import { PROPS, choicesOf, dims, get, shown, traits, type Panel, type Prop } from '../state';
 import { t, tx, type Lang } from '../i18n';
@@ -94,7 +94,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       input.addEventListener('input', () => {
         const n = parseNumber(input.value);
         if (n === null || (isInt && !Number.isInteger(n))) {
-          ctx.invalid(key, `${key}: expected ${isInt ? 'an integer' : 'a number'}, got "${input.value}"`);
+          ctx.invalid(key, n === null ? notANumber(key, input.value, isInt ? 'an integer' : 'a number') : `${key}: expected an integer, got "${input.value}"`);
           return;
         }
         ctx.invalid(key, null);
@@ -125,7 +125,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       });
       num.addEventListener('input', () => {
         const n = parseNumber(num.value);
-        if (n === null) { ctx.invalid(key, `${key}: expected a number or "-inf", got "${num.value}"`); return; }
+        if (n === null) { ctx.invalid(key, notANumber(key, num.value, 'a number or "-inf"')); return; }
         ctx.invalid(key, null);
         ctx.set(key, n, false);
       });
@@ -152,7 +152,7 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       });
       num.addEventListener('input', () => {
         const n = parseNumber(num.value);
-        if (n === null) { ctx.invalid(key, `${key}: expected a number, got "${num.value}"`); return; }
+        if (n === null) { ctx.invalid(key, notANumber(key, num.value)); return; }
         ctx.invalid(key, null);
         ctx.set(key, n, false);
       });

@@ -453,9 +453,10 @@ function cellsOf(root: ShadowRoot, refs: readonly CellRef[], canvas?: (set: Set<
       for (const td of tds) if (set.has(td.dataset.index!)) out.push(td);
       if (!tds.length) canvas?.(set, fig);
     }
-    for (const fig of root.querySelectorAll<HTMLElement>(`figure.editor[data-tensor="${CSS.escape(field)}"]`)) {
+    // a tied grid (self-attention's X, views/panels.ts) stands for k and v too: its keys are q's
+    for (const fig of root.querySelectorAll<HTMLElement>(`figure.editor[data-tensor="${CSS.escape(field)}"], figure.editor[data-tied~="${CSS.escape(field)}"]`)) {
       for (const s of set) {
-        const td = fig.querySelector(`[data-key="${CSS.escape(pathText(field, parseIndex(s)))}"]`)?.closest('td');
+        const td = fig.querySelector(`[data-key="${CSS.escape(pathText(fig.dataset.tensor!, parseIndex(s)))}"]`)?.closest('td');
         if (td) out.push(td);
       }
     }

@@ -1,13 +1,13 @@
 // The algorithms' own flows (views/results.ts draws them; each algorithm's module names its own
 // with `flow: flow('<name>')`): a chunk of its own, not in the first load, which has full
 // attention's (results.ts, FLOW). Data only.
-import type { FlowStep } from '../algorithms/module';
+import { MASK, type FlowStep } from '../algorithms/module';
 
 /** Multi-head attention: the basic-operations seed's shape chain (Linear, view, the two einsums, view, Linear). */
 export const multihead: FlowStep[] = [
   { field: 'q', from: ['queries'], op: 'Linear W_q, view(B, L, H, -1)', shape: '(B, L, d_model) → (B, L, H, E)', inputs: ['queries', 'keys', 'values'] },
   { field: 'scores', from: ['q', 'k'], op: 'einsum blhe,bshe→bhls · scale', shape: '(B, L, H, E) × (B, S, H, E) → (B, H, L, S)' },
-  { field: 'allowed', op: 'mask' },
+  { field: 'allowed', op: MASK },
   { field: 'head_weights', from: ['scores'], op: 'softmax(dim=-1)', shape: '(B, H, L, S) → (B, H, L, S)' },
   { field: 'head_context', from: ['head_weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L, S) × (B, S, H, D) → (B, L, H, D)' },
   { field: 'output', from: ['head_context'], op: 'view(B, L, -1), Linear W_o', shape: '(B, L, H, D) → (B, L, d_model)' },
@@ -27,25 +27,25 @@ export const pooling = reduced('pooled_k', 'pooled_v', 'pool');
 export const additive: FlowStep[] = [
   { field: 'features', from: ['q', 'k'], op: 'tanh(W_q q + W_k k)', shape: '(B, L_Q, 1, E_q) × (B, L_K, 1, E_k) → (B, L_Q, L_K, h)' },
   { field: 'scores', from: ['features'], op: '· w_v', shape: '(B, L_Q, L_K, h) → (B, 1, L_Q, L_K)' },
-  { field: 'allowed', op: 'mask' },
+  { field: 'allowed', op: MASK },
   { field: 'weights', from: ['scores'], op: 'softmax(dim=-1)', shape: '(B, 1, L_Q, L_K) → (B, 1, L_Q, L_K)' },
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, 1, L_Q, L_K) × (B, L_K, 1, D) → (B, L_Q, 1, D)' },
 ];
 
 /** ProbAttention (Informer): sampled scores, the sparsity M, the top u queries' softmax, the lazy rest. */
 export const prob: FlowStep[] = [
-  { field: 'q_k_sample', from: ['q', 'k'], op: 'Q · K_sample (U_part keys each)', shape: '(B, L_Q, H, E) × (B, L_K, H, E) → (B, H, L_Q, U_part)' },
+  { field: 'q_k_sample', from: ['q', 'k'], op: { en: 'Q · K_sample (U_part keys each)', zh: 'Q · K_sample（每个查询 U_part 个键）' }, shape: '(B, L_Q, H, E) × (B, L_K, H, E) → (B, H, L_Q, U_part)' },
   { field: 'sparsity', from: ['q_k_sample'], op: 'M = max − sum / L_K', shape: '(B, H, L_Q, U_part) → (B, H, L_Q)' },
   { field: 'scores_top', from: ['q', 'k'], op: 'topk(M, u): Q_top Kᵀ · scale', shape: '→ (B, H, u, L_K)' },
-  { field: 'attn', from: ['scores_top'], op: 'softmax(dim=-1); other rows 1/L_K', shape: '(B, H, u, L_K) → (B, H, L_Q, L_K)' },
-  { field: 'context', from: ['v'], op: 'top rows attn · V; the rest mean(V) (cumsum, causal)', shape: '(B, L_K, H, D) → (B, L_Q, H, D)' },
+  { field: 'attn', from: ['scores_top'], op: { en: 'softmax(dim=-1); other rows 1/L_K', zh: 'softmax(dim=-1)；其余行 1/L_K' }, shape: '(B, H, u, L_K) → (B, H, L_Q, L_K)' },
+  { field: 'context', from: ['v'], op: { en: 'top rows attn · V; the rest mean(V) (cumsum, causal)', zh: '选中行 attn · V；其余行 mean(V)（因果时 cumsum）' }, shape: '(B, L_K, H, D) → (B, L_Q, H, D)' },
 ];
 
 /** Linear attention and Performer: features, then φ(Q) (φ(K)ᵀ V) over its row sums. */
 const features: FlowStep[] = [
   { field: 'features_q', from: ['q'], op: 'φ(q)', shape: '(B, L_Q, H, E) → (B, L_Q, H, M)' },
   { field: 'features_k', from: ['k'], op: 'φ(k)', shape: '(B, L_K, H, E) → (B, L_K, H, M)' },
-  { field: 'weights', from: ['features_q', 'features_k'], op: 'φ(q_i)·φ(k_j) / Σ_j (implied)', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'weights', from: ['features_q', 'features_k'], op: { en: 'φ(q_i)·φ(k_j) / Σ_j (implied)', zh: 'φ(q_i)·φ(k_j) / Σ_j（隐含）' }, shape: '→ (B, H, L_Q, L_K)' },
   { field: 'context', from: ['features_q', 'features_k', 'v'], op: 'φ(Q) (φ(K)ᵀ V) / (φ(Q) Σ_j φ(k_j))', shape: '→ (B, L_Q, H, D)' },
 ];
 export const linear = features;
@@ -54,7 +54,7 @@ export const performer = features;
 /** LSH attention (Reformer): buckets, softmax within them, the rounds combined. */
 export const lsh: FlowStep[] = [
   { field: 'buckets', from: ['q'], op: 'argmax([qR; −qR])', shape: '(B, L, H, E) → (rounds, B, H, L)' },
-  { field: 'weights', from: ['q', 'buckets'], op: 'softmax within each bucket, rounds combined', shape: '→ (B, H, L, L)' },
+  { field: 'weights', from: ['q', 'buckets'], op: { en: 'softmax within each bucket, rounds combined', zh: '桶内 softmax，各轮合并' }, shape: '→ (B, H, L, L)' },
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L, L) × (B, L, H, D) → (B, L, H, D)' },
 ];
 
@@ -62,14 +62,14 @@ export const lsh: FlowStep[] = [
 export const diff: FlowStep[] = [
   { field: 'weights1', from: ['q', 'k'], op: 'softmax(scale · Q₁ K₁ᵀ)', shape: '→ (B, H, L_Q, L_K)' },
   { field: 'weights2', from: ['q', 'k'], op: 'softmax(scale · Q₂ K₂ᵀ)', shape: '→ (B, H, L_Q, L_K)' },
-  { field: 'allowed', op: 'mask' },
+  { field: 'allowed', op: MASK },
   { field: 'weights', from: ['weights1', 'weights2'], op: 'weights1 − λ weights2' },
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L_Q, L_K) × (B, L_K, H, D) → (B, L_Q, H, D)' },
 ];
 
 /** FlashAttention: full attention's context, key block by key block. */
 export const flash: FlowStep[] = [
-  { field: 'context', from: ['q', 'k', 'v'], op: 'online softmax over key blocks', shape: '→ (B, L_Q, H, D)' },
+  { field: 'context', from: ['q', 'k', 'v'], op: { en: 'online softmax over key blocks', zh: '按键块做在线 softmax' }, shape: '→ (B, L_Q, H, D)' },
 ];
 
 /** Nadaraya-Watson kernel regression (d2l). */

@@ -35,6 +35,8 @@ export interface HeatmapOptions {
   extent?: number;
   /** The names of the row and the column axis ('query i', 'key j'): every map names its axes. */
   axes: readonly [string, string];
+  /** color 'category': the legend's name of a category ('bucket': "bucket 0", "bucket 1"). */
+  category?: string;
   /** The language of the legend and of a canvas map's note. */
   lang: Lang;
 }
@@ -53,7 +55,7 @@ const TABLES = new Map<string, ([number, number, number] | null)[]>();
 
 /** Colour of a value as r, g, b (the same scale as the tables'), through a 256-step table. */
 function rgbLookup(kind: ColorKind, values: unknown[][], extent?: number): (v: unknown) => [number, number, number] | null {
-  if (kind === 'bool' || kind === 'none') {
+  if (kind === 'bool' || kind === 'category' || kind === 'none') {
     const color = colorFor(kind, values, true, extent);
     return (v) => { const css = color(v); if (!css) return null; const x = rgb(css); return [x.r, x.g, x.b]; };
   }
@@ -427,7 +429,7 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   fillLegend(st);
 }
 
-/** The elements of a map's axis names, rows' and columns' (views/reduced.ts's bucket table too). */
+/** The elements of a map's axis names, rows' and columns'. */
 export const axisNames = (names: readonly string[]): HTMLElement[] => names.map((text, k) => h('span', { class: k ? 'axis-x' : 'axis-y', text }));
 /** A map's body between its axis names: the rows' at its left, the columns' above it. */
 export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement => h('div', { class: 'map-frame' }, x, y, body);

@@ -34,7 +34,12 @@ export interface InputsOptions {
   /** A control's own error changed (the session is unchanged). */
   showErrors: () => void;
   onPreset: (name: string) => void;
+  /** Reset: the preset as it comes. */
+  onReset: () => void;
   onLang: (lang: Lang) => void;
+  /** The theme switch's value (index.html only: sync-hash); null: no switch. */
+  theme: string | null;
+  onTheme: (theme: string) => void;
   onCopyLink: ((button: HTMLElement) => void) | null;
   /** Another (b, h) slice was selected. */
   onSlice: () => void;
@@ -70,7 +75,7 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   const edited = (ok: boolean, change: Change = 'values') => o.update(ok ? change : 'errors');
 
   fill(part(root, 'preset'), presetBar({ presets: o.presets, preset: session.preset, modified: session.modified,
-    lang, onPreset: o.onPreset, onLang: o.onLang, onCopyLink: o.onCopyLink }));
+    lang, onPreset: o.onPreset, onReset: o.onReset, onLang: o.onLang, theme: o.theme, onTheme: o.onTheme, onCopyLink: o.onCopyLink }));
   fill(part(root, 'algorithm'), [...propControls('algorithm', ctx), errorSlot('algorithm')]);
 
   const mask = part(root, 'mask');
@@ -99,7 +104,8 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
     tensors.hidden = tr.tensors.length === 0 && !tr.grids;
     const onEdit = (name: string, path: number[], text: string) => edited(session.editCell(name, path, text));
     fill(tensors, tensors.hidden ? [] : tensorsPanel({ scenario: s, lang, b: session.b, h: session.h, invalid: session.invalid,
-      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit }).filter((x) => x !== null));
+      onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit,
+      tied: session.tied, onTie: (tie) => { session.tiedQKV = tie; o.update('inputs'); } }).filter((x) => x !== null));
     own.delete(root);
     if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
       const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));

@@ -34,11 +34,22 @@ function swatch(cls: string, text: string): HTMLElement {
   return sw;
 }
 
+/** The categories (distinct integers) of a map, in order. */
+function categoriesOf(values: unknown[][]): number[] {
+  const seen = new Set<number>();
+  for (const row of values) for (const v of row) if (typeof v === 'number') seen.add(v);
+  return [...seen].sort((a, b) => a - b);
+}
+
 /** The map's range as the legend writes it (export.ts too): "min −1.2 · max 3". */
 export const rangeText = (lang: Lang, [lo, hi]: [number, number]): string => `${t(lang, 'min')} ${fmt(lo)} · ${t(lang, 'max')} ${fmt(hi)}`;
 
-/** What each legend shows, by its element: the same again is not redrawn. */
-const SHOWN = new WeakMap<Element, string>();
+/** What each legend shows, by its element: its structure's key, and the elements of its numbers
+ * (an edit rewrites the numbers that changed, not the legend: issue 14's edit latency). */
+interface Shown { key: string; ticks: HTMLElement[]; scale: HTMLElement | null; range: HTMLElement | null }
+const SHOWN = new WeakMap<Element, Shown>();
+
+const setText = (el: HTMLElement | null, text: string) => { if (el && el.textContent !== text) el.textContent = text; };
 
 /** Fills `box` (a map's div.map-legend) for the map `o` as drawn (`compact`: on a canvas). Its
  * scale is colors.ts's, as the map's: the legend imports nothing of the maps' (no import cycle). */
@@ -46,22 +57,52 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean
   const domain = domainOf(o.color, o.values, compact, o.extent);
   const span = spanOf(o.values);
   const masked = anyMasked(o, rows, cols);
-  const key = `${o.lang}|${o.color}|${domain}|${span}|${masked}`;
-  if (SHOWN.get(box) === key) return;
-  SHOWN.set(box, key);
+  // the ramp's colours are the scale's at 9 even steps of its domain: the same for any domain
+  const categories = o.color === 'category' ? categoriesOf(o.values) : [];
+  const key = `${o.lang}|${o.color}|${!!domain}|${!!span}|${masked}|${categories}|${o.category}`;
+  let shown = SHOWN.get(box);
+  if (shown?.key !== key) {
+    shown = build(box, o, compact, domain, span, masked, key, categories);
+    SHOWN.set(box, shown);
+  }
+  if (domain) {
+    const ticks = [domain[0], ...(o.color === 'diverging' ? [0] : []), domain[1]].map((x) => fmt(x));
+    shown.ticks.forEach((el, k) => setText(el, ticks[k]));
+    const label = `${t(o.lang, 'colourScale')} ${ticks.join(' … ')}`;
+    if (shown.scale && shown.scale.getAttribute('aria-label') !== label) shown.scale.setAttribute('aria-label', label);
+  }
+  if (span) {
+    setText(shown.range, rangeText(o.lang, span));
+    const [lo, hi] = [exact(span[0]), exact(span[1])];
+    if (box.dataset.min !== lo) box.dataset.min = lo;
+    if (box.dataset.max !== hi) box.dataset.max = hi;
+  } else if (box.dataset.min !== undefined) { delete box.dataset.min; delete box.dataset.max; }
+}
+
+/** Builds the legend's elements (its numbers are filled by fillLegend). */
+function build(box: HTMLElement, o: HeatmapOptions, compact: boolean, domain: [number, number] | null,
+  span: [number, number] | null, masked: boolean, key: string, categories: readonly unknown[]): Shown {
   const color = colorFor(o.color, o.values, compact, o.extent);
   const parts: HTMLElement[] = [];
+  const shown: Shown = { key, ticks: [], scale: null, range: null };
   if (domain) {
     const [lo, hi] = domain;
     const ramp = h('span', { class: 'lg-ramp' });
     ramp.style.cssText = `height:9px;border:1px solid var(--line);background:linear-gradient(to right,${
       range(9).map((k) => color(lo + ((hi - lo) * k) / 8) ?? 'transparent')})`;
-    const ticks = [lo, ...(o.color === 'diverging' ? [0] : []), hi].map((x) => fmt(x));
-    const tickRow = h('span', null, ...ticks.map((x) => h('span', { text: x })));
+    shown.ticks = range(o.color === 'diverging' ? 3 : 2).map(() => h('span'));
+    const tickRow = h('span', null, ...shown.ticks);
     tickRow.style.cssText = 'display:flex;justify-content:space-between';
-    const scale = h('span', { class: 'lg-scale', attrs: { role: 'img', 'aria-label': `${t(o.lang, 'colourScale')} ${ticks.join(' … ')}` } }, ramp, tickRow);
-    scale.style.cssText = 'display:grid;width:min(120px,100%)';
-    parts.push(scale);
+    shown.scale = h('span', { class: 'lg-scale', attrs: { role: 'img' } }, ramp, tickRow);
+    shown.scale.style.cssText = 'display:grid;width:min(120px,100%)';
+    parts.push(shown.scale);
+  } else if (o.color === 'category') {  // one swatch per category the map holds
+    for (const v of categories) {
+      const bg = color(v)!, sw = swatch('', '');
+      sw.style.background = bg;
+      sw.style.color = textColorOf(bg);
+      parts.push(h('span', { dataset: { category: String(v) } }, sw, `${o.category ?? ''} ${v}`.trim()));
+    }
   } else if (o.color === 'bool') {
     for (const v of [true, false]) {
       const bg = color(v)!, sw = swatch('', fmt(v));
@@ -70,12 +111,11 @@ export function fillLegend(box: HTMLElement, o: HeatmapOptions, compact: boolean
       parts.push(h('span', null, sw, String(v)));
     }
   }
-  if (span) parts.push(h('span', { class: 'lg-range', text: rangeText(o.lang, span) }));
+  if (span) parts.push(shown.range = h('span', { class: 'lg-range' }));
   if (masked) parts.push(h('span', null, swatch('masked', ''), t(o.lang, 'masked')));
   for (const p of parts) p.style.cssText ||= 'display:inline-flex;align-items:center';
   box.replaceChildren(...parts);
   box.style.cssText = 'display:flex;flex-wrap:wrap;align-items:center;gap:2px 12px';
   box.dataset.kind = o.color;
-  if (span) Object.assign(box.dataset, { min: exact(span[0]), max: exact(span[1]) });
-  else { delete box.dataset.min; delete box.dataset.max; }
+  return shown;
 }

@@ -5,7 +5,7 @@
 // the scenario's, Session.editWeight). DOM only: edits go out through callbacks.
 import { h } from '../dom';
 import { nested, type Scenario, type Trace } from '../engine/compute';
-import { clone, parseNumber } from '../format';
+import { clone, notANumber, parseNumber } from '../format';
 import { t, tx, type Lang, type Text } from '../i18n';
 import { pathText, setIn, traits, type Session } from '../state';
 import type { Change } from './inputs';
@@ -148,7 +148,7 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
 function editWeight(session: Session, name: string, path: number[], text: string): boolean {
   const key = pathText('weights.' + name, path), n = parseNumber(text);
   if (n === null) {
-    session.setInvalid(key, `${key}: expected a number, got "${text}"`);
+    session.setInvalid(key, notANumber(key, text));
     return false;
   }
   session.setInvalid(key, null);

@@ -2,9 +2,9 @@
 // tensors with their size bar, the (b, h) selectors, ProbAttention's controls and the scenario
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
-import { range } from '../format';
+import { range, shapeOf } from '../format';
 import type { Preset, Scenario } from '../engine/compute';
-import { PITFALL_KEYS, PROP, dimNames, dims, get, traits, type DimName } from '../state';
+import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, qkvEqual, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
@@ -20,7 +20,12 @@ export interface PresetBarOptions {
   modified: boolean;
   lang: Lang;
   onPreset: (name: string) => void;
+  /** Reset (shown while the preset is modified): the preset as it comes. */
+  onReset: () => void;
   onLang: (lang: Lang) => void;
+  /** The theme switch's value (auto, light, dark; index.html only); null: no switch. */
+  theme: string | null;
+  onTheme: (theme: string) => void;
   /** The "Copy link" button's click (index.html only: sync-hash); null: no button. */
   onCopyLink: ((button: HTMLElement) => void) | null;
 }
@@ -36,6 +41,9 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
     // its name is what it shows (in the language it names); "Language" is its tooltip
     text: lang === 'zh' ? 'English' : '中文 (zh)', attrs: { lang: lang === 'zh' ? 'en' : 'zh', title: t(lang, 'language') } });
   langButton.addEventListener('click', () => o.onLang(lang === 'zh' ? 'en' : 'zh'));
+  const theme = o.theme === null ? null : h('select', { dataset: { key: 'theme' }, attrs: { 'aria-label': t(lang, 'theme'), title: t(lang, 'theme') } },
+    ...THEMES.map((th) => h('option', { value: th, selected: th === o.theme, text: t(lang, `theme_${th}`) })));
+  theme?.addEventListener('change', () => o.onTheme(theme.value));
   const copy = o.onCopyLink && h('button', { type: 'button', dataset: { key: 'copy-link' }, text: t(lang, 'copyLink'),
     attrs: { title: t(lang, 'copyLinkHelp') } });
   copy?.addEventListener('click', () => o.onCopyLink!(copy));
@@ -43,7 +51,8 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
   return [h('div', { class: 'top-row' },
     h('label', { attrs: { for: 'preset-select' }, text: t(lang, 'preset') }), select,
     h('span', { class: 'modified', hidden: !(o.preset && o.modified), text: t(lang, 'modified') }),
-    h('span', { class: 'spacer' }), copy, langButton),
+    h('button', { type: 'button', dataset: { key: 'reset' }, hidden: !(o.preset && o.modified), text: t(lang, 'reset'), on: { click: o.onReset } }),
+    h('span', { class: 'spacer' }), copy, theme, langButton),
   ...(preset ? [h('p', { class: 'description', dataset: { field: 'description' }, text: presetDescription(lang, preset) })] : [])];
 }
 
@@ -104,6 +113,19 @@ export interface TensorsPanelOptions {
   invalid: ReadonlyMap<string, string>;
   onResize: (dim: DimName, n: number) => void;
   onEdit: (name: string, path: number[], text: string) => void;
+  /** q = k = v shown as one X (Session.tied); `onTie` ties or unties them. */
+  tied?: boolean;
+  onTie?: (tied: boolean) => void;
+}
+
+/** Self-attention's tie of q, k and v (short: the first load). */
+const TIE = { en: 'one tensor X: an edit changes q, k and v', zh: '同一个张量 X：编辑即同时修改 q、k、v' };
+
+/** The head of `name` that query head h reads: GQA/MQA's k and v have H_kv heads, query head h
+ * reads kv head h // (H / H_kv) (issue 16); otherwise h. */
+function headOf(s: Scenario, name: string, hq: number): number {
+  const H = shapeOf(s.q)[2] ?? 1, Hk = shapeOf(s[name])[2] ?? H;
+  return name === 'q' || Hk >= H || H % Hk !== 0 ? hq : Math.floor(hq / (H / Hk));
 }
 
 /** The size bar and a grid per tensor the algorithm reads, each with its error slot. */
@@ -125,15 +147,20 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   }
   const editors = h('div', { class: 'editors' });
   // an algorithm's own inputs (multihead's) are views/own-inputs.ts's
+  const tieBox = o.onTie && (o.tied || qkvEqual(s)) ? h('input', { type: 'checkbox', checked: !!o.tied, dataset: { key: 'tie-qkv' } }) : null;
+  tieBox?.addEventListener('change', () => o.onTie!(tieBox.checked));
   for (const name of tr.grids ? [] : tr.tensors) {
-    if (s[name] === undefined) continue;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
-      name, title: PROP[name].label[lang], tensor: s[name], b: o.b, h: o.h, rowPrefix: name, colPrefix: name === 'v' ? 'd' : 'e',
+    if (s[name] === undefined || (o.tied && (name === 'k' || name === 'v'))) continue;
+    const grid = tensorEditor({
+      name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: headOf(s, name, o.h), rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
-    }), errorSlot(name)));
+    });
+    if (o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
+    editors.append(h('div', { class: 'editor-box' }, grid, errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),
-    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }), editors, errorSlot('tensors')];
+    tr.grids ? null : h('p', { class: 'help', text: t(lang, 'dimHelp') }),
+    tieBox ? h('label', { class: 'help tie' }, tieBox, ' ', TIE[lang]) : null, editors, errorSlot('tensors')];
 }
 
 

@@ -7,7 +7,7 @@
 //
 // An element that carries event listeners (form controls, buttons, anything given `on` in h())
 // is replaced, not patched: its listeners close over the options it was built with.
-import { LISTENING } from '../dom';
+import { building, LISTENING } from '../dom';
 import { deferMaps, drawMaps, isDrawnMap, isPendingMap, updateMap } from './heatmap';
 
 const REPLACED = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'CANVAS', 'OPTION']);
@@ -30,9 +30,11 @@ function matches(old: Node, next: Node): boolean {
   return true;
 }
 
-/** Inserts `node` as it is (its maps drawn; its parts watched for being on screen). */
+/** Inserts `node` as it is (its maps drawn; its parts watched for being on screen; the stand-ins
+ * in it replaced by their nodes). */
 function insert(parent: Node, node: Node, before: Node | null): void {
   drawMaps(node);
+  if (node instanceof Element) for (const s of node.querySelectorAll('kept-node')) s.replaceWith(standing.get(s)!);
   parent.insertBefore(node, before);
   if (node instanceof Element) watch(node);
 }
@@ -172,6 +174,33 @@ function replace(old: Element, next: Element): void {
  * as they are, never patched into another node (that would move their children out of them). */
 const kept = new WeakSet<Node>();
 
+// ---- stand-ins: a kept node on the page stays where it is while the next views are built ----
+//
+// A view that puts a kept node (a memo's view, a step's formula) into an element it builds anew
+// (a section's <details>, a step's operation) would take it off the page at each edit, and its
+// patch would put it back: a style recalculation and a layout of all of it (issue 14: the 1/√d demo,
+// the sparse patterns and the KaTeX formulas at every edit). While views are built for `render`,
+// such a node is appended as a stand-in (an empty <kept-node>) that the patch reads as the node: drawn where
+// it is, nothing moves; put in its place only where the stand-in is inserted.
+
+/** The node each stand-in stands for. */
+const standing = new WeakMap<Node, Node>();
+
+/** `build()` as views built to be patched: maps deferred, kept nodes on the page stood in for. */
+function buildViews<T>(build: () => T): T {
+  building.standIn = (child) => {
+    if (!kept.has(child) || !child.isConnected) return;
+    const s = document.createElement('kept-node');
+    standing.set(s, child);
+    return s;
+  };
+  try {
+    return deferMaps(build);
+  } finally {
+    building.standIn = undefined;
+  }
+}
+
 /** Marks `el` as kept by its view (see `kept`); returns it. */
 export function keep<T extends Node>(el: T): T {
   kept.add(el);
@@ -185,7 +214,8 @@ const LOOKAHEAD = 6;
  * reused as they are): matching children are patched, the rest inserted or removed. */
 export function patchChildren(parent: Node, next: readonly Node[]): void {
   let cur: ChildNode | null = parent.firstChild;
-  for (const n of next) {
+  for (const built of next) {
+    const n = standing.get(built) ?? built;
     if (cur === n) { cur = cur.nextSibling; continue; }
     if (n.parentNode === parent) { // a drawn node reused further down: moved here
       parent.insertBefore(n, cur);
@@ -242,7 +272,7 @@ export const lazyPart = (key: string, build: () => Node | null) => new LazyPart(
 /** Builds a lazy part (its maps deferred, its key on it); a node as it is. */
 function built(next: Node | LazyPart): Node | null {
   if (!(next instanceof LazyPart)) return next;
-  const node = deferMaps(next.build);
+  const node = buildViews(next.build);
   if (node instanceof Element) node.setAttribute('data-view', next.key);
   return node;
 }
@@ -258,7 +288,7 @@ function apply(old: Element, next: Element | LazyPart): void {
 /** Builds views with their maps deferred (`build`) and patches them into `parent`'s children. */
 export function render(parent: Element, build: () => readonly (Node | LazyPart | null | undefined | false)[]): void {
   parent.setAttribute('data-render-root', '');
-  const items = deferMaps(build);
+  const items = buildViews(build);
   // the drawn parts by key: a lazy part whose drawn version is off screen is not built now
   const drawn = new Map<string, Element>();
   for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {

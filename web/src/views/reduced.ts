@@ -3,13 +3,12 @@
 // LSH attention keeps, per hash round, only the keys in a query's bucket. Each beside exact
 // attention on the same inputs, with its error and cost (approx.ts). Every number is the trace's.
 // DOM only.
-import { schemeTableau10 } from 'd3-scale-chromatic';
-import { h, scrollBox } from '../dom';
-import { at, exact, range } from '../format';
+import { h } from '../dom';
+import { at, range } from '../format';
 import type { Outcome, Trace } from '../engine/compute';
 import { viewText, type Lang, type Text } from '../i18n';
 import { approxPanel } from './approx';
-import { axisNames, framed, heatmap } from './heatmap';
+import { heatmap } from './heatmap';
 import { blhMap, weightsBeside } from './linear';
 import { axes } from './axes';
 
@@ -36,6 +35,7 @@ const T = {
   lshTitle: { en: 'LSH attention (Reformer): attend within your bucket', zh: 'LSH Attention（Reformer）：只在自己的桶内做 attention' },
   lshIntro: { en: 'The note: Reformer finds the largest attention values approximately by locality-sensitive hashing and computes only those. Queries and keys are shared; each round hashes them into buckets (argmax of [qR, −qR]); a query attends to the keys of its own bucket; the rounds are combined by the softmax of their logsumexp.', zh: '笔记：Reformer 用局部敏感哈希（LSH）近似地找出最大的若干个注意力值，只计算这些。查询和键共享；每轮哈希把它们分到桶里（[qR, −qR] 的 argmax）；查询只关注同桶的键；各轮按其 logsumexp 的 softmax 加权合并。' },
   lshRound: { en: 'round', zh: '轮' },
+  lshBucket: { en: 'bucket', zh: '桶' },
   lshBuckets: { en: 'buckets of each hash round', zh: '每轮哈希的分桶' },
   lshBucketsCaption: { en: 'same colour, same bucket: those positions see each other in that round', zh: '颜色相同即同桶：这一轮中它们互相可见' },
   lshWeights: { en: 'who attends to whom: the combined weights', zh: '谁关注谁：合并后的权重' },
@@ -113,35 +113,23 @@ export function poolingView(o: ReducedViewOptions): HTMLElement {
   return root;
 }
 
-/** buckets (n_hashes, B, H, L): one row per round, each position coloured by its bucket. */
-function bucketTable(trace: Trace, b: number, hh: number, lang: Lang): HTMLElement | null {
+/** buckets (n_hashes, B, H, L): one row per round, each position coloured by its bucket (a map
+ * like the others: hover, focus and the legend; web/src/explain/lsh.ts explains a cell). */
+function bucketMap(trace: Trace, b: number, hh: number, lang: Lang): HTMLElement | null {
   const rounds = trace.buckets;
   if (!Array.isArray(rounds)) return null;
-  const table = h('table', { class: 'grid buckets', dataset: { field: 'buckets' } },
-    h('thead', null, h('tr', null, h('th', { class: 'corner', text: t(lang, 'lshRound') }),
-      ...labels('q', (at(rounds, [0, b, hh]) as unknown[] | undefined)?.length ?? 0).map((x) => h('th', { attrs: { scope: 'col' }, text: x })))));
-  const body = h('tbody');
-  rounds.forEach((_, r) => {
-    const row = (at(rounds, [r, b, hh]) as unknown[] | undefined) ?? [];
-    body.append(h('tr', null, h('th', { attrs: { scope: 'row' }, text: `${t(lang, 'lshRound')} ${r}` }), ...row.map((v, i) => {
-      const td = h('td', { dataset: { index: `${r},${b},${hh},${i}`, value: exact(v) }, title: `q${i}: ${exact(v)}`, text: String(v) });
-      if (typeof v === 'number') {
-        td.style.backgroundColor = schemeTableau10[v % 10];
-        td.style.color = '#fff';
-      }
-      return td;
-    })));
-  });
-  table.append(body);
-  return h('figure', { class: 'heatmap' }, h('figcaption', null, h('span', { class: 'fig-title', text: t(lang, 'lshBuckets') }),
-    h('span', { class: 'fig-caption', text: t(lang, 'lshBucketsCaption') })), framed(scrollBox(table), axisNames(axes(lang, 'round', 'axisQuery'))));
+  const values = rounds.map((_, r) => (at(rounds, [r, b, hh]) as unknown[] | undefined) ?? []);
+  return heatmap({ title: t(lang, 'lshBuckets'), caption: t(lang, 'lshBucketsCaption'), field: 'buckets', values,
+    color: 'category', category: t(lang, 'lshBucket'), lang, axes: axes(lang, 'round', 'axisQuery'),
+    rowLabels: values.map((_, r) => `${t(lang, 'lshRound')} ${r}`), colLabels: labels('q', values[0]?.length ?? 0),
+    rowHeader: t(lang, 'lshRound'), indexOf: (r, i) => `${r},${b},${hh},${i}`, cellText: (_i, _j, v) => String(v) });
 }
 
 export function lshView(o: ReducedViewOptions): HTMLElement {
   const { trace, b, lang } = o;
   const hh = o.h;
   const root = section('lsh-view', t(lang, 'lshTitle'), t(lang, 'lshIntro'));
-  const buckets = bucketTable(trace, b, hh, lang);
+  const buckets = bucketMap(trace, b, hh, lang);
   if (buckets) root.append(buckets);
   root.append(weightsBeside({ trace, exact: o.exact, b, h: hh, lang, title: t(lang, 'lshWeights'), caption: t(lang, 'lshWeightsCaption') }));
   const rw = trace.round_weights;

@@ -3,18 +3,23 @@
 // general error slot. Made once per results panel; the status line is updated in place. DOM only.
 import { h } from '../dom';
 import { load } from '../lazy';
-import { t, type Lang } from '../i18n';
+import { t, tx, type Lang } from '../i18n';
+import { sliceSizes } from '../state/scenario';
 import type { LongRunState } from '../state/runs';
 import type { Session } from '../state/session';
 import { errorSlot } from './errors';
 
+/** The CSV of every (b, h) slice (the CSV button's is the shown slice). */
+const CSV_ALL = { en: 'CSV, every (b, h)', zh: 'CSV（全部 b, h）' };
+
 /** The results' Export buttons (the default field's file downloaded) and Copy as PyTorch. */
 function exportRow(session: Session, lang: Lang, root: ShadowRoot): HTMLElement {
-  const button = (kind: string) => h('button', { text: kind.toUpperCase(), dataset: { key: `export.${kind}` },
+  const button = (kind: string) => h('button', { text: kind === 'csv-all' ? tx(lang, CSV_ALL) : kind.toUpperCase(), dataset: { key: `export.${kind}` },
     attrs: { type: 'button', title: t(lang, kind === 'json' ? 'exportJson' : 'exportMap') },
     on: { click: () => {
       const trace = session.trace;
-      if (trace) load('export').then((m) => m.download(trace, kind, session.b, session.h, lang, root)).catch(console.error);
+      const { B, H } = sliceSizes(session.traced, trace);
+      if (trace) load('export').then((m) => m.download(trace, kind, session.b, session.h, B, H, lang, root)).catch(console.error);
     } } });
   const status = h('span', { class: 'muted', attrs: { role: 'status' } });
   const copy = h('button', { text: t(lang, 'copyPytorch'), dataset: { key: 'export.pytorch' }, attrs: { type: 'button' }, on: { click: () => {
@@ -22,7 +27,7 @@ function exportRow(session: Session, lang: Lang, root: ShadowRoot): HTMLElement 
     if (trace) load('export').then((m) => m.copyPytorch(trace, session.stale ? null : session.scenario, lang, root, status)).catch(console.error);
   } } });
   return h('div', { class: 'export', attrs: { role: 'group', 'aria-label': t(lang, 'export') } },
-    h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'svg', 'png'].map(button), copy, status);
+    h('span', { class: 'muted', text: t(lang, 'export') }), ...['json', 'csv', 'csv-all', 'svg', 'png'].map(button), copy, status);
 }
 
 /** The head's nodes; `onCancel`: the long run's Cancel button. */

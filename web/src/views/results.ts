@@ -4,7 +4,7 @@ import { h } from '../dom';
 import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../engine/compute';
 import { t, tx, type Key, type Lang } from '../i18n';
-import { algorithm, type FlowStep } from '../algorithms/module';
+import { algorithm, MASK, type FlowStep } from '../algorithms/module';
 import { heatmap, type ColorKind, type HeatmapOptions } from './heatmap';
 
 export interface ResultsOptions {
@@ -124,7 +124,7 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
  * the fields it is computed from, its operation and the shape change. */
 const FLOW: FlowStep[] = [
   { field: 'scores', from: ['q', 'k'], op: 'einsum blhe,bshe→bhls · scale', shape: '(B, L_Q, H, E) × (B, L_K, H, E) → (B, H, L_Q, L_K)' },
-  { field: 'allowed', op: 'mask', shape: '→ (B, H, L_Q, L_K)' },
+  { field: 'allowed', op: MASK, shape: '→ (B, H, L_Q, L_K)' },
   { field: 'weights', from: ['scores'], op: 'softmax(dim=-1)', shape: '(B, H, L_Q, L_K) → (B, H, L_Q, L_K)' },
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L_Q, L_K) × (B, L_K, H, D) → (B, L_Q, H, D)' },
 ];
@@ -148,7 +148,7 @@ export function results(o: ResultsOptions): HTMLElement {
     if (!spec && !shapes[f.field]) continue;
     const sizes = f.from?.every(dims) ? `${f.from.map(dims).join(' × ')} → ${dims(f.field)}` : '';
     flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
-      f.op && f.from?.every((x) => shapes[x]) !== false ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${f.op}`) }), h('span', { text: tuple(f.shape ?? '') }),
+      f.op ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${typeof f.op === 'string' ? f.op : f.op[o.lang]}`) }), h('span', { text: tuple(f.shape ?? '') }),
         h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
       spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
