@@ -1,6 +1,8 @@
 // JSON text -> json, with errors that name the path of the value the parser stopped at (issue 18):
 // `q[0][0][0][0]: 1e999 is outside float64`. nlohmann's SAX interface: a handler that builds the
 // value through nlohmann's own DOM builder and keeps the path of every open array and object.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -63,28 +65,44 @@ class PathHandler {
     return value(dom_.end_array());
   }
 
+  // nlohmann's lexer has read up to `position` (one past the byte it stopped at; past the end at the
+  // end of the text). `last_token` is not the offending token alone: after a one-character token
+  // or an invalid literal it still holds what came before ("0, I"), so the token's start is found
+  // in the text instead.
   bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
-    // where the offending token starts (the lexer has read last_token up to `position`)
-    const std::size_t start = position >= last_token.size() ? position - last_token.size() : 0;
-    // (start may be past the end: an empty text's error is at byte 1)
-    const auto at = [&](const char* word) { return start < text_.size() && text_.compare(start, std::strlen(word), word) == 0; };
-    if (ex.id == 406)  // a number the lexer read as +-inf
-      throw InputError(element_path(), printable(last_token) + " is outside float64 (numbers must be finite, at most about 1.8e308 in magnitude)");
-    for (const char* word : {"NaN", "-NaN", "Infinity", "-Infinity", "nan", "inf", "-inf"})
-      if (at(word))
-        throw InputError(element_path(), std::string(word) + " is not a JSON number (JSON has no NaN or Infinity; every number must be finite)");
     std::string what = ex.what();
+    if (ex.id == 406)  // a number the lexer read as +-inf (number tokens are the whole last_token)
+      throw InputError(element_path(), printable(last_token) + " is outside float64 (numbers must be finite, at most about 1.8e308 in magnitude)");
     const auto syntax = what.find("syntax error");
     if (syntax != std::string::npos) what = what.substr(syntax);
     const auto last_read = what.find("; last read:");
     if (last_read != std::string::npos) what = what.substr(0, last_read);
-    // a broken string (bad UTF-8, a control character, a bad escape) is the value or key it is in
-    const bool in_string = !last_token.empty() && last_token[0] == '"';
-    const std::string field = in_string ? element_path() : container_path();
-    const std::string which = in_string && !open_.empty() && !open_.back().is_array && !open_.back().pending_key ? " (in a key)" : "";
-    // the byte to show: in a string the one that broke it (the lexer stops just after it), else the token's first
-    const std::size_t byte = in_string && position > 0 ? position - 1 : start;
-    throw InputError(field, "invalid JSON at byte " + std::to_string(byte) + which + ": " + printable(what));
+    const std::size_t read = std::min(position, text_.size());  // bytes read, within the text
+    if (what.find("unexpected end of input") != std::string::npos)
+      throw InputError(container_path(), "invalid JSON at byte " + std::to_string(text_.size()) + " (the end of the text): " + printable(what));
+    // a broken string (bad UTF-8, a control character, a bad escape) is the value or key it is in,
+    // and the byte shown the one that broke it (the lexer stops just after it)
+    if (what.find("invalid string") != std::string::npos) {
+      const bool in_key = !open_.empty() && !open_.back().is_array && !open_.back().pending_key;
+      throw InputError(element_path(), "invalid JSON at byte " + std::to_string(read > 0 ? read - 1 : 0) +
+                                           (in_key ? " (in a key)" : "") + ": " + printable(what));
+    }
+    // the offending token: a run of literal characters (NaN, -Infinity, nul, 1x) ending at the last
+    // byte read, a string that ends there, or that one byte (a misplaced ':', ',' or bracket)
+    std::size_t start = read > 0 ? read - 1 : 0;
+    const auto literal = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.'; };
+    // (a literal cut short by a non-literal byte, "nul]", stopped just after that byte)
+    if (read > 1 && !literal(text_[read - 1]) && literal(text_[read - 2]) && what.find("invalid literal") != std::string::npos) --start;
+    if (start < text_.size() && literal(text_[start])) {
+      while (start > 0 && literal(text_[start - 1])) --start;
+    } else if (read > 0 && text_[read - 1] == '"' && !last_token.empty() && last_token[0] == '"' && last_token.size() <= read) {
+      start = read - last_token.size();
+    }
+    const auto at = [&](const char* word) { return text_.compare(start, std::strlen(word), word) == 0; };
+    for (const char* word : {"NaN", "-NaN", "+NaN", "Infinity", "-Infinity", "+Infinity", "nan", "-nan", "inf", "-inf", "+inf"})
+      if (start < text_.size() && at(word))
+        throw InputError(element_path(), std::string(word) + " is not a JSON number (JSON has no NaN or Infinity; every number must be finite)");
+    throw InputError(container_path(), "invalid JSON at byte " + std::to_string(start) + ": " + printable(what));
   }
 
  private:

@@ -58,9 +58,9 @@ Trace run_lsh(ScenarioContext& ctx) {
   } else {
     check_size(static_cast<std::uint64_t>(*n_hashes) * E * static_cast<std::uint64_t>(*n_buckets / 2), "n_buckets",
                "the rotations (n_hashes, E, n_buckets / 2)");
-    rotations = lsh_rotations(ctx.seed, static_cast<std::size_t>(*n_hashes), E, static_cast<std::size_t>(*n_buckets));
   }
-  const std::uint64_t rounds = rotations.shape()[0], D = v.shape()[3], half = rotations.shape()[2];
+  const std::uint64_t rounds = given ? rotations.shape()[0] : static_cast<std::uint64_t>(*n_hashes), D = v.shape()[3];
+  const std::uint64_t half = given ? rotations.shape()[2] : static_cast<std::uint64_t>(*n_buckets / 2);
   const std::string buckets_field = given ? "rotations" : "n_buckets";
   check_size(std::uint64_t{L} * half, buckets_field, "the rotated queries q R of a round (L, n_buckets / 2)");
   // the hashing q R: B*H*n_hashes*L*E*n_buckets/2 multiply-adds
@@ -74,6 +74,8 @@ Trace run_lsh(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{B} * H * L * L, "q", "the (B, H, L, L) weights", "; use \"trace\": \"context\"");
   const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", kDefaultDuplicates);
+  ctx.begin_work();
+  if (!given) rotations = lsh_rotations(ctx.seed, static_cast<std::size_t>(*n_hashes), E, static_cast<std::size_t>(*n_buckets));
   return lsh_attention(q, v, scale, rotations, allow_duplicate_attention, ctx.level);
 }
 

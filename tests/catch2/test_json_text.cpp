@@ -39,12 +39,19 @@ TEST_CASE("json text: NaN and Infinity literals name their entry") {
   CHECK(parse_failure(R"({"q": [[[[0, Infinity]]]]})").first == "q[0][0][0][1]");
   CHECK(parse_failure(R"({"q": [[[[-Infinity]]]]})").second.rfind("q[0][0][0][0]: -Infinity is not", 0) == 0);
   CHECK(parse_failure(R"([1, 2, nan])").first == "[2]");
+  // nlohmann's last token after a one-character token still holds what came before ("0, I")
+  CHECK(parse_failure(R"({"v": [[[[1, Infinity]]]]})").second.rfind("v[0][0][0][1]: Infinity is not a JSON number", 0) == 0);
+  CHECK(parse_failure(R"({"mask": {"fill": -Infinity}})").first == "mask.fill");
 }
 
 TEST_CASE("json text: syntax errors name the array or object left open, the text as a whole at depth 0") {
   const auto [field, message] = parse_failure(R"({"algorithm": "full", "q": [[[[1)");
   CHECK(field == "q[0][0][0]");
-  CHECK(message.rfind("q[0][0][0]: invalid JSON at byte 31: syntax error", 0) == 0);
+  CHECK(message.rfind("q[0][0][0]: invalid JSON at byte 32 (the end of the text): syntax error", 0) == 0);
+  // the byte shown is where the offending token starts, whatever nlohmann's last token holds
+  CHECK(parse_failure(R"({"q": [[[[0, nul]]]]})").second.rfind("q[0][0][0]: invalid JSON at byte 13: syntax error", 0) == 0);
+  CHECK(parse_failure(R"({"q": [1 : 2]})").second.rfind("q: invalid JSON at byte 9: syntax error", 0) == 0);
+  CHECK(parse_failure(R"({"mask": {"kind": "local" "window": 2}})").second.rfind("mask: invalid JSON at byte 26: syntax error", 0) == 0);
   CHECK(parse_failure(R"({"algorithm": "full",)").first.empty());
   CHECK(parse_failure(R"({"algorithm": "full",)").second.rfind("scenario: invalid JSON at byte", 0) == 0);
   CHECK(parse_failure("nope").first.empty());
