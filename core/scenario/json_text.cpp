@@ -84,8 +84,9 @@ class PathHandler {
     // and the byte shown the one that broke it (the lexer stops just after it)
     if (what.find("invalid string") != std::string::npos) {
       const bool in_key = !open_.empty() && !open_.back().is_array && !open_.back().pending_key;
+      const std::string bad = read > 0 ? printable(text_.substr(read - 1, 1)) : "";  // the byte, as \xFF
       throw InputError(element_path(), "invalid JSON at byte " + std::to_string(read > 0 ? read - 1 : 0) +
-                                           (in_key ? " (in a key)" : "") + ": " + printable(what));
+                                           (in_key ? " (in a key)" : "") + ": " + printable(what) + (bad.empty() ? "" : " (" + bad + ")"));
     }
     // the offending token: a run of literal characters (NaN, -Infinity, nul, 1x) ending at the last
     // byte read, a string that ends there, or that one byte (a misplaced ':', ',' or bracket)

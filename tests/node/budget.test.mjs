@@ -10,7 +10,7 @@ import { wasm, nativeCli } from './helpers.mjs';
 const L = 65536, E = 256;
 const MADS = L * L * 2 * E;
 
-test('WASM: the 2.2e12 multiply-add scenario is refused within a second (typed inputs, a fresh module)', () => {
+test('WASM: the 2.2e12 multiply-add scenario is refused before it runs (typed inputs, a fresh module)', (t) => {
   const script = `
     const { load } = await import(${JSON.stringify(new URL('../../wasm/attnplay.mjs', import.meta.url).href)});
     const { run } = await load();
@@ -32,10 +32,12 @@ test('WASM: the 2.2e12 multiply-add scenario is refused within a second (typed i
   assert.match(message, /^scenario: too large: about 2\.19902e\+12 multiply-adds/);
   assert.equal(Number(message.match(/about ([0-9.e+]+)/)[1]).toPrecision(6), MADS.toPrecision(6));
   assert.match(message, /multiply-adds \(limit 3e\+09, .*raise "max_flops"/);
-  assert.ok(ms < 1000, `refused after ${ms.toFixed(0)} ms`);
+  // no timing assert (docs/testing.md: tests assert values); the refusal itself shows the run never
+  // started (2.2e12 multiply-adds are minutes of work); the time is reported
+  t.diagnostic(`refused after ${ms.toFixed(0)} ms beyond moving the inputs in`);
 });
 
-test('CLI: the 2.2e12 scenario is refused within a second, and a raised max_flops lets a run through', () => {
+test('CLI: the 2.2e12 scenario is refused before it runs, and a raised max_flops lets a run through', (t) => {
   // the same work from a small text: a flat q, k, v given by shape with data of one repeated row
   // is not a valid scenario (the data must fill the shape), so the CLI gets the real thing, as
   // JSON text: 3 x 16.7M numbers ("0.5," each: 100 MB)
@@ -54,7 +56,8 @@ test('CLI: the 2.2e12 scenario is refused within a second, and a raised max_flop
   assert.equal(r.status, 1);
   assert.equal(r.stdout, '');
   assert.match(r.stderr.trim(), /^scenario: too large: about 2\.19902e\+12 multiply-adds \(limit 3e\+09/);
-  assert.ok(ms < 1000, `refused after ${ms.toFixed(0)} ms`);
+  // no timing assert (tests assert values): the time is reported
+  t.diagnostic(`refused after ${ms.toFixed(0)} ms beyond reading and parsing the text (the reader reads the tensors first)`);
 });
 
 test('max_flops: raised, the run goes; lowered, a small one is refused; the estimate is the same in both builds', () => {
