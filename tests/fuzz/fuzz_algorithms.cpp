@@ -45,8 +45,9 @@ const Bases& bases() {
                                        "-inf", "full", "context", "float32", "float64", ""};
     for (const auto& a : attnplay::algorithms()) {
       words.insert(a.name);
-      if (a.defaults) collect(a.defaults(), keys, words);
-      for (const auto& [k, v] : a.defaults().items()) keys.insert(k);
+      if (!a.defaults) continue;
+      const json defaults = a.defaults();  // named: items() of a temporary outlives it (found by ASan)
+      collect(defaults, keys, words);
     }
     for (const auto& p : attnplay::presets()) {
       collect(p.scenario, keys, words);
