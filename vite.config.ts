@@ -55,6 +55,20 @@ function nodeOnly(): Plugin {
   };
 }
 
+/** d3-scale-chromatic ships one bundle whose schemes are top-level `var x = call(...)` without a
+ * pure mark, so no bundler may drop the unused ones: all of them (16 KB raw) came into the first
+ * load for the three the maps use. Each such initialiser is marked pure (they build arrays and
+ * closures, nothing else). */
+function pureSchemes(): Plugin {
+  return {
+    name: 'attnplay-pure-d3-schemes',
+    transform(code, id) {
+      if (!/[\\/]d3-scale-chromatic[\\/]dist[\\/][^\\/]*\.mjs$/.test(id)) return null;
+      return { code: code.replace(/^(var [\w$]+ = )(?=new |[\w$]+\()/gm, '$1/*#__PURE__*/ '), map: null };
+    },
+  };
+}
+
 // ---- Content-Security-Policy: every page carries its policy as a <meta> (any static host) ----
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -136,6 +150,31 @@ function embedPreloads(): Plugin {
   };
 }
 
+/** The element as a package (issue 15): a host's bundler (a Vite or webpack app that installs the
+ * tarball) bundles dist/attention-playground.js again, renaming its chunks: the chunks that Vite's
+ * preload helper fetches ahead of a lazy import (`__vite__mapDeps`, named as built here) would 404
+ * there. The helper preloads only where its chunk is the file built here (its `import.meta.url`
+ * ends with its name: one check, in the one chunk that holds the helper); elsewhere a lazy chunk
+ * loads its own imports itself. */
+function preloadWhereBuilt(): Plugin {
+  // function (base, deps, importerUrl) { let promise = Promise.resolve(); if (deps && deps.length > 0) {
+  const helper = /(function\s*\w*\(\w+,\s*(\w+),\s*\w+\)\s*\{\s*let \w+\s*=\s*Promise\.resolve\(\);?\s*if\s*\(\2\s*&&\s*\2\.length\s*>\s*0)(\)\s*\{)/;
+  return {
+    name: 'attnplay-preload-where-built',
+    apply: 'build',
+    enforce: 'post',
+    writeBundle(options, bundle) {
+      const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+      if (!chunks.some((c) => c.code.includes('__vite__mapDeps('))) return;
+      const holders = chunks.filter((c) => helper.test(c.code));
+      if (holders.length !== 1) throw new Error(`vite.config.ts preloadWhereBuilt: Vite's preload helper is in ${holders.length} chunks (expected 1: has its form changed?)`);
+      const file = `${options.dir}/${holders[0].fileName}`;
+      const here = `import.meta.url.endsWith(${JSON.stringify('/' + holders[0].fileName)})`;
+      writeFileSync(file, readFileSync(file, 'utf8').replace(helper, (_all, head: string, _deps: string, tail: string) => `${head}&&${here}${tail}`));
+    },
+  };
+}
+
 /** The single-file build: `import url from '.../attnplay_core.wasm?url'` becomes a data: URL
  * (engine/compute.ts decodes it into wasmBinary; nothing is fetched). */
 function inlineWasm(): Plugin {
@@ -213,7 +252,7 @@ function singleFilePage(): Plugin {
         ...common(false),
         configFile: false,
         logLevel: 'error',
-        plugins: [nodeOnly(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
+        plugins: [nodeOnly(), pureSchemes(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
         build: {
           write: false,
           target: 'es2022',
@@ -233,7 +272,8 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [nodeOnly(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage()],
+  plugins: [nodeOnly(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
+    preloadWhereBuilt()],
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,
@@ -251,9 +291,10 @@ export default defineConfig({
         chunkFileNames: 'assets/[name]-[hash].js',
         // the state and the algorithms' modules are one chunk: both are in the first load and
         // shared with the lazy chunks (one file fewer to fetch, no import lists between them);
-        // state/prob-clicks.ts is only the lazily loaded ProbAttention panel's: it stays with it
+        // what only lazily loaded chunks import stays with them: state/prob-clicks.ts (the
+        // ProbAttention panel's), state/history.ts (undo.ts's), state/chapter.ts (the chapter views')
         advancedChunks: { groups: [{ name: 'state',
-          test: (id: string) => /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/.test(id) && !/[\\/]prob-clicks\.ts$/.test(id) }] },
+          test: (id: string) => /[\\/]web[\\/]src[\\/](state|algorithms)[\\/]/.test(id) && !/[\\/](prob-clicks|history|chapter)\.ts$/.test(id) }] },
       },
     },
   },

@@ -6,7 +6,7 @@
 // types), or, where the grid is not shown, `el.setScenario` with that one cell changed (what the
 // JSON panel or a tutorial's script does). The time runs from the edit until the element has
 // dispatched its `trace` event and the page has been laid out again (a forced layout), measured
-// in the page with performance.now(). Writes bench/results/page_latency.json. Never asserts a time.
+// in the page with performance.now(). `CASES` picks cases by name (see below). Writes bench/results/page_latency.json. Never asserts a time.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import { uniforms } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const EDITS = Number(process.env.EDITS || 50);
+// CASES=softmax-toy,L=64: only the cases whose name contains one of these words (all by default).
+const CASES = (process.env.CASES || '').split(',').filter(Boolean);
 
 function tensor(B, L, H, E, seed) {
   const u = uniforms(B * L * H * E, seed);
@@ -32,6 +34,7 @@ async function measure(page, edits) {
     const el = document.querySelector('attention-playground');
     const root = el.shadowRoot;
     const input = root.querySelector('.panel-tensors [data-tensor] input[data-key]');
+    input?.focus();  // a learner types into the cell they clicked (its edits are one undo entry a second)
     const ms = [];
     for (let r = 0; r < n + 3; r++) {
       const value = ((r % 7) - 3) / 4 + 0.125;
@@ -75,6 +78,7 @@ async function main() {
     for (const p of presets) cases.push({ name: p.name, kind: 'preset', hash: `#preset=${p.name}` });
     for (const L of [64, 256]) cases.push({ name: `full L=${L} E=D=16`, kind: 'large', L });
     for (const c of cases) {
+      if (CASES.length && !CASES.some((w) => c.name.includes(w))) continue;
       await page.goto('about:blank');
       await page.goto(base + (c.hash ?? ''));
       await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);

@@ -29,14 +29,18 @@ namespace {
 
 // Every parameter as `group/<state_dict name>` in torch's shape (w_v (1, h)): the gradients and
 // the trained weights, written as the input `weights` are read.
-void set_parameters(Trace& trace, const std::string& group, Seq2SeqParams& params, const char* what) {
+void set_parameters(Trace& trace, const std::string& group, Seq2SeqParams& params, const char* what,
+                    bool d2l_en_names) {
+  static const std::string zh = "encoder.rnn.";
   for (auto& np : named_parameters(params)) {
+    // d2l-en's d2l.GRU holds the nn.GRU as .rnn: encoder.rnn.weight_ih_l0 -> encoder.rnn.rnn.weight_ih_l0
+    const std::string name = d2l_en_names && np.name.rfind(zh, 0) == 0 ? zh + "rnn." + np.name.substr(zh.size()) : np.name;
     Tensor t = *np.tensor;
     for (double x : t)
       if (!std::isfinite(x))
         throw OverflowError("weights", "the " + std::string(what) + " of " + np.name + " is not a finite number (the weights too large)");
     t.reshape(np.torch_shape);
-    trace.set(group + "/" + np.name, std::move(t));
+    trace.set(group + "/" + name, std::move(t));
   }
 }
 
@@ -89,7 +93,7 @@ Trace bahdanau(Seq2SeqParams params, std::optional<Seq2SeqBatch> batch, const Ba
     if (backward) {
       Seq2SeqParams g = seq2seq_backward(params, *batch, f, d_output);
       trace.cost.flops += 2 * f.cost.flops;
-      set_parameters(trace, "gradients", g, "gradient");
+      set_parameters(trace, "gradients", g, "gradient", options.d2l_en_names);
     }
   }
 
@@ -100,7 +104,7 @@ Trace bahdanau(Seq2SeqParams params, std::optional<Seq2SeqBatch> batch, const Ba
     trace.set("heldout_target", trained->heldout_target);
     trace.set("predicted", trained->prediction.predicted);
     trace.set("heldout_weights", trained->prediction.weights);
-    set_parameters(trace, "trained_weights", params, "trained value");
+    set_parameters(trace, "trained_weights", params, "trained value", options.d2l_en_names);
     trace.cost.dot_products += trained->cost.dot_products;
     trace.cost.flops += trained->cost.flops;
   }

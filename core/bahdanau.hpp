@@ -16,6 +16,9 @@ struct BahdanauOptions {
   std::optional<Seq2SeqTraining> train;
   std::optional<IndexTensor> labels, label_valid_lens;  // for seq_loss and gradients
   bool gradients = false;
+  // The weights came with current d2l-en's names (encoder.rnn.rnn.*): gradients/ and trained_weights/
+  // say the encoder's GRU that way too (issue 17).
+  bool d2l_en_names = false;
   std::function<bool(std::size_t, double)> progress;
 };
 

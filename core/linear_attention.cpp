@@ -127,7 +127,42 @@ Tensor softmax_columns(const Tensor& k) {
   return phi;
 }
 
+// performer-pytorch's causal no_projection keys: `torch.exp(k)`, elementwise; an overflow names the row.
+Tensor exp_features(const Tensor& k) {
+  Tensor phi = xt::exp(k);
+  const auto& s = k.shape();
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t l = 0; l < s[1]; ++l)
+      for (std::size_t h = 0; h < s[2]; ++h)
+        for (std::size_t e = 0; e < s[3]; ++e)
+          if (!std::isfinite(phi(b, l, h, e)))
+            throw OverflowError(row_field("k", b, l, h), "performer-pytorch's causal softmax_qk takes exp(k) unnormalised: exp(" +
+                                                             number_text(k(b, l, h, e)) + ") is not a finite number");
+  return phi;
+}
+
+// The feature maps each library has: fast-transformers' elu_feature_map and an activation
+// (relu); performer-pytorch's no_projection softmax (the rest of its features are `performer`).
+void check_reference_map(KernelReference ref, FeatureMap map) {
+  if (ref == KernelReference::fast_transformers && map != FeatureMap::elu1 && map != FeatureMap::relu)
+    throw InputError("feature_map", "reference \"fast-transformers\" has the feature maps \"elu1\" and \"relu\" "
+                                    "(elu_feature_map, ActivationFunctionFeatureMap(relu))");
+  if (ref == KernelReference::performer_pytorch && map != FeatureMap::softmax_qk)
+    throw InputError("feature_map", "reference \"performer-pytorch\" in linear attention is its no_projection path, "
+                                    "\"softmax_qk\" (its random features are the algorithm \"performer\")");
+}
+
 }  // namespace
+
+void check_causal_lengths(KernelReference ref, std::size_t L_Q, std::size_t L_K) {
+  if (L_Q <= L_K) return;
+  throw InputError("q", ref == KernelReference::fast_transformers
+                            ? "fast-transformers' CausalLinearAttention needs L_Q <= L_K (it pads k with zeros but "
+                              "reads v's first L_Q rows), got L_Q = " + std::to_string(L_Q) + ", L_K = " + std::to_string(L_K)
+                            : "performer-pytorch's causal_linear_attention_noncuda needs L_Q <= L_K (its chunks pair "
+                              "q's rows with k's, and stop at the shorter), got L_Q = " + std::to_string(L_Q) +
+                                  ", L_K = " + std::to_string(L_K));
+}
 
 std::string row_field(const char* name, std::size_t b, std::size_t l, std::size_t h) {
   return std::string(name) + "[" + std::to_string(b) + "][" + std::to_string(l) + "][" + std::to_string(h) + "]";
@@ -138,8 +173,14 @@ void check_kernel_mask_kind(const std::string& kind, const std::string& field, c
     throw InputError(field, algorithm + " takes the mask \"none\" or \"causal\" (prefix sums), got \"" + kind + "\"");
 }
 
+KernelEps kernel_eps(KernelReference ref) {
+  if (ref == KernelReference::fast_transformers) return {1e-6, 0.0};  // LinearAttention(eps=1e-6)
+  if (ref == KernelReference::performer_pytorch) return {0.0, 1e-6};  // causal_linear_attention_noncuda(eps=1e-6)
+  return {};
+}
+
 void linear_attention_pass(const Tensor& phi_q, const Tensor& phi_k, const Tensor& v, bool causal,
-                           bool normalise, TraceLevel level, Trace& trace) {
+                           bool normalise, TraceLevel level, Trace& trace, KernelEps eps) {
   const std::size_t B = phi_q.shape()[0], L_Q = phi_q.shape()[1], H = phi_q.shape()[2], F = phi_q.shape()[3];
   const std::size_t L_K = v.shape()[1], D = v.shape()[3];
   const bool full = level == TraceLevel::full;
@@ -179,7 +220,12 @@ void linear_attention_pass(const Tensor& phi_q, const Tensor& phi_k, const Tenso
           const double* kv = &KV[f * D];
           for (std::size_t d = 0; d < D; ++d) out[d] += a * kv[d];
         }
-        den[i] = normalise ? dot(pq, z.data(), F) : 1.0;
+        den[i] = normalise ? dot(pq, z.data(), F) + eps.den : 1.0;
+        if (normalise && causal && eps.prefix != 0.0) {  // q_i . (z + prefix): the library's prefix-sum eps
+          double sum_q = 0.0;
+          for (std::size_t f = 0; f < F; ++f) sum_q += pq[f];
+          den[i] += eps.prefix * sum_q;
+        }
         if (!std::isfinite(den[i])) throw_sum_overflow(KV, z, b, h, i);
         if (normalise && den[i] <= 0.0) {  // relu with nothing in common (cosine1: rounding near 0)
           std::fill(out, out + D, 0.0);
@@ -212,9 +258,11 @@ void linear_attention_pass(const Tensor& phi_q, const Tensor& phi_k, const Tenso
 }
 
 Trace linear_attention(const Tensor& q, const Tensor& k, const Tensor& v, FeatureMap map, double scale,
-                       const Mask& mask, TraceLevel level) {
+                       const Mask& mask, TraceLevel level, KernelReference ref) {
   check_kernel_mask_kind(mask_kind_name(mask.kind), "mask.kind", "linear attention");
   const bool causal = mask.requires_causal();
+  check_reference_map(ref, map);
+  if (ref != KernelReference::spec && causal) check_causal_lengths(ref, q.shape()[1], k.shape()[1]);
   Trace trace;
 
   // 1. the features
@@ -231,6 +279,10 @@ Trace linear_attention(const Tensor& q, const Tensor& k, const Tensor& v, Featur
       break;
     case FeatureMap::softmax_qk:
       phi_q = softmax_rows(q);
+      if (ref == KernelReference::performer_pytorch && causal) {  // `k = torch.exp(k) if self.causal`
+        phi_k = exp_features(k);
+        break;
+      }
       phi_k = softmax_columns(k);
       if (causal)
         trace.warnings.push_back(
@@ -244,7 +296,9 @@ Trace linear_attention(const Tensor& q, const Tensor& k, const Tensor& v, Featur
     trace.set("features_q", phi_q);
     trace.set("features_k", phi_k);
   }
-  linear_attention_pass(phi_q, phi_k, v, causal, map != FeatureMap::softmax_qk, level, trace);
+  // performer-pytorch normalises softmax_qk too (its linear_attention divides by D)
+  const bool normalise = map != FeatureMap::softmax_qk || ref == KernelReference::performer_pytorch;
+  linear_attention_pass(phi_q, phi_k, v, causal, normalise, level, trace, kernel_eps(ref));
   // 5. against exact softmax attention (left out with a warning where exact attention overflows,
   // e.g. cosine1 at 1e300, which linear attention itself handles)
   add_exact_context(trace, q, k, v, scale, mask, level);

@@ -22,4 +22,18 @@ Tensor lsh_rotations(std::uint64_t seed, std::size_t n_hashes, std::size_t E, st
 Trace lsh_attention(const Tensor& q, const Tensor& v, double scale, const Tensor& rotations, bool allow_duplicate_attention,
                     TraceLevel level);
 
+// Steps 1-2: buckets (n_hashes, B, H, L) = argmax([q R_r, -q R_r]) (the first maximum, as torch.argmax).
+IndexTensor lsh_buckets(const Tensor& q, const Tensor& rotations);
+
+// reference "reformer-pytorch" (SPEC §2): lucidrains' LSHAttention with bucket_size = L / n_buckets
+// (InputError on "n_buckets" otherwise): keys unit length, self -5e4, sorted chunks attending one
+// back, scale E^-1/2. The same trace fields as lsh_attention.
+struct ReformerOptions {
+  bool attend_across_buckets = true;
+  bool allow_duplicate_attention = true;
+};
+// `exact_scale`: the scale of exact_context only.
+Trace reformer_lsh_attention(const Tensor& q, const Tensor& v, const Tensor& rotations, const ReformerOptions& o,
+                             double exact_scale, TraceLevel level);
+
 }  // namespace attnplay

@@ -23,10 +23,11 @@ namespace {
 // The allowed keys of query i as ascending ranges: add(from, to, step) for j = from, from + step, ... < to.
 template <class Add>
 void allowed_ranges(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_K, Add&& add_range) {
-  // the causal flag (or kind) caps the keys at i
-  const std::size_t end = mask.requires_causal() ? std::min(L_K, i + 1) : L_K;
-  const auto window = static_cast<std::size_t>(mask.window);
-  const std::size_t local_from = i > window ? i - window : 0, local_to = std::min(end, i + window + 1);
+  // the causal flag (or kind) caps the keys at the query's position (i, or i + shift aligned bottom right)
+  const std::int64_t pos = static_cast<std::int64_t>(i) + mask.shift;
+  const auto clamp_k = [L_K](std::int64_t x) { return static_cast<std::size_t>(std::clamp<std::int64_t>(x, 0, static_cast<std::int64_t>(L_K))); };
+  const std::size_t end = mask.requires_causal() ? clamp_k(pos + 1) : L_K;
+  const std::size_t local_from = clamp_k(pos - mask.window), local_to = std::min(end, clamp_k(pos + mask.window + 1));
   switch (mask.kind) {
     case MaskKind::none:
     case MaskKind::causal: add_range(0, end, 1); return;

@@ -11,6 +11,8 @@
 //   sink        j <= i and (i - j < window or j < sinks)   Mistral's sliding window (sinks 0),
 //                                                          StreamingLLM's attention sinks
 // Every kind but explicit and valid_lens may add "causal": j <= i as well (sink is causal itself).
+// "align": "bottom_right" (full, flash; flash-attn >= 2.1's attention_ref / construct_local_mask):
+// query i sits at position i + L_K - L_Q for the causal and local rules (`shift` below).
 #pragma once
 
 #include <cmath>
@@ -35,6 +37,7 @@ struct Mask {
   IndexTensor valid_lens;       // (B) or (B, L_Q)
   BoolTensor allowed;           // explicit: (L_Q, L_K)
   double fill = -std::numeric_limits<double>::infinity();
+  std::int64_t shift = 0;       // "align": "bottom_right": L_K - L_Q (none, causal, local only)
 
   bool is_none() const { return kind == MaskKind::none && !causal; }
 
@@ -46,11 +49,12 @@ struct Mask {
 
   // Whether query i of batch item b may attend to key j.
   bool allows(std::size_t b, std::size_t i, std::size_t j) const {
-    const auto d = static_cast<std::int64_t>(i > j ? i - j : j - i);
-    if (causal && j > i) return false;
+    const std::int64_t pos = static_cast<std::int64_t>(i) + shift, key = static_cast<std::int64_t>(j);
+    const std::int64_t d = pos > key ? pos - key : key - pos;
+    if (causal && key > pos) return false;
     switch (kind) {
       case MaskKind::none: return true;
-      case MaskKind::causal: return j <= i;
+      case MaskKind::causal: return key <= pos;
       case MaskKind::valid_lens: {
         const auto len = valid_lens.dimension() == 1 ? valid_lens(b) : valid_lens(b, i);
         return static_cast<std::int64_t>(j) < len;

@@ -26,6 +26,7 @@
 // The head weights and contexts are the inner attention's; multihead slices no head by hand.
 #include "multihead_attention.hpp"
 
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xstrided_view.hpp>
 
 #include "full_attention.hpp"
@@ -98,7 +99,14 @@ Trace multihead_attention(const Tensor& queries, const Tensor& keys, const Tenso
 
   // 3. output_concat = transpose_output(output, self.num_heads): X.reshape(X.shape[0], X.shape[1], -1),
   // the heads concatenated in order;  self.W_o(output_concat), checked by the reader
-  const Tensor concat = xt::reshape_view(head_context, {B, L_Q, hv});
+  Tensor concat = xt::reshape_view(head_context, {B, L_Q, hv});
+  if (options.informer_mix) {
+    // Informer2020 AttentionLayer(mix=True): `out = out.transpose(2,1).contiguous(); out = out.view(B, L, -1)`:
+    // row l of the (B, L_Q, H*D) view reads the (H, L_Q, D) memory from offset l*H*D, mixing heads and positions
+    Tensor mixed = xt::transpose(head_context, {0, 2, 1, 3});
+    mixed.reshape({B, L_Q, hv});
+    concat = std::move(mixed);
+  }
   Tensor output = Tensor::from_shape({B, L_Q, out});
   linear_rows(concat.data(), B * L_Q, hv, weights.W_o, weights.b_o, output.data());
 

@@ -30,6 +30,9 @@ struct MultiheadOptions {
   std::optional<double> scale;  // default 1/sqrt(d_head), d2l's DotProductAttention
   Mask mask;                    // any kind for full; none or causal for prob
   ProbOptions prob;             // for inner prob
+  // reference "informer-mix" (Informer2020's AttentionLayer(mix=True)): the heads' output
+  // (B, L_Q, H, D) is transposed to (B, H, L_Q, D) and viewed as (B, L_Q, H*D) before W_o
+  bool informer_mix = false;
 };
 
 // d2l MultiHeadAttention / TSLib AttentionLayer, heads concatenated in order.

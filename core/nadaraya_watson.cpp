@@ -198,11 +198,11 @@ Trace nadaraya_watson(const Tensor& x_train, const Tensor& y_train, const Tensor
     std::size_t empty_rows = 0, run = epochs;
     for (std::size_t e = 0; e < epochs; ++e) {
       const LeaveOneOutLoss step = leave_one_out_loss(x_train, y_train, kernel, w);
-      loss(e) = step.loss;
+      loss(e) = training->loss_factor * step.loss;
       empty_rows += step.empty_rows;
-      w -= training->lr * step.gradient;  // may diverge to inf or NaN: the reader checks w_history
+      w -= training->lr * (training->loss_factor * step.gradient);  // may diverge to inf or NaN: the reader checks w_history
       w_history(e + 1) = w;
-      if (training->progress && !training->progress(e, step.loss) && e + 1 < epochs) {  // stopped: keep e + 1 epochs
+      if (training->progress && !training->progress(e, loss(e)) && e + 1 < epochs) {  // stopped: keep e + 1 epochs
         Tensor kept_loss = xt::view(loss, xt::range(0, e + 1));
         Tensor kept_history = xt::view(w_history, xt::range(0, e + 2));
         loss = std::move(kept_loss);

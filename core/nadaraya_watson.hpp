@@ -37,6 +37,9 @@ LeaveOneOutLoss leave_one_out_loss(const Tensor& x_train, const Tensor& y_train,
 struct RegressionTraining {
   std::size_t epochs = 5;
   double lr = 0.5;
+  // The loss is loss_factor * sum_i (y_hat_i - y_i)^2: 1 as the seed (d2l-zh) sums the squares;
+  // 0.5 as d2l-en 0.17.0 halves MSELoss (reference "d2l-en"), which halves the gradient too.
+  double loss_factor = 1.0;
   // Called after each epoch with (epoch from 0, its loss); returning false stops training there.
   std::function<bool(std::size_t, double)> progress;
 };

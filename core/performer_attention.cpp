@@ -31,6 +31,7 @@
 // w_r . x~ of length E (dot_products), 2*B*H*(L_Q + L_K)*m*E flops.
 #include "performer_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -195,8 +196,49 @@ Tensor performer_features(const Tensor& x, const Tensor& projection, double scal
   return phi;
 }
 
+Tensor performer_pytorch_features(const Tensor& x, const Tensor& projection, bool is_query, const char* name) {
+  const auto& s = x.shape();
+  const std::size_t E = s[3], m = projection.shape()[0];
+  const double normalizer = std::pow(static_cast<double>(E), -0.25), ratio = std::pow(static_cast<double>(m), -0.5);
+  constexpr double eps = 1e-4;  // softmax_kernel(eps=1e-4)
+  Tensor dash = Tensor::from_shape({s[0], s[1], s[2], m});  // data_dash, then the features
+  Tensor diag = Tensor::from_shape({s[0], s[1], s[2]});
+  std::vector<double> xt(E);
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t l = 0; l < s[1]; ++l)
+      for (std::size_t h = 0; h < s[2]; ++h) {
+        const double* xr = row_ptr(x, b, l, h);
+        for (std::size_t e = 0; e < E; ++e) xt[e] = normalizer * xr[e];
+        // `diag_data = (data ** 2).sum(-1) / 2 * data_normalizer ** 2`
+        diag(b, l, h) = dot(xr, xr, E) / 2.0 * (normalizer * normalizer);
+        double* out = row_ptr(dash, b, l, h);
+        for (std::size_t r = 0; r < m; ++r) out[r] = dot(xt.data(), projection.data() + r * E, E);
+      }
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t h = 0; h < s[2]; ++h) {
+      // keys: `torch.amax(data_dash, dim=(-1, -2))`, one max per (b, h)
+      double c = -std::numeric_limits<double>::infinity();
+      if (!is_query)
+        for (std::size_t l = 0; l < s[1]; ++l) {
+          const double* row = row_ptr(dash, b, l, h);
+          c = std::max(c, *std::max_element(row, row + m));
+        }
+      for (std::size_t l = 0; l < s[1]; ++l) {
+        double* row = row_ptr(dash, b, l, h);
+        const double c_row = is_query ? *std::max_element(row, row + m) : c;  // queries: per row
+        for (std::size_t r = 0; r < m; ++r) {
+          row[r] = ratio * (std::exp(row[r] - diag(b, l, h) - c_row) + eps);
+          if (!std::isfinite(row[r]))
+            throw OverflowError(row_field(name, b, l, h), "performer-pytorch's feature exp(w.x' - |x'|^2/2 - max) is not a "
+                                                          "finite number: |" + std::string(name) + "| or the projection too large");
+        }
+      }
+    }
+  return dash;
+}
+
 Trace performer_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& projection, double scale,
-                          const Mask& mask, TraceLevel level) {
+                          const Mask& mask, TraceLevel level, KernelReference ref) {
   check_kernel_mask_kind(mask_kind_name(mask.kind), "mask.kind", "performer");
   if (!(scale >= 0.0)) throw InputError("scale", "performer needs scale >= 0 (x~ = x sqrt(scale)), got " + number_text(scale));
   const std::size_t B = q.shape()[0], L_Q = q.shape()[1], H = q.shape()[2], E = q.shape()[3], L_K = k.shape()[1];
@@ -205,14 +247,16 @@ Trace performer_attention(const Tensor& q, const Tensor& k, const Tensor& v, con
   Trace trace;
   // 0-1. the projection and the features
   if (full) trace.set("projection", projection);
-  Tensor phi_q = performer_features(q, projection, scale, "q");
-  Tensor phi_k = performer_features(k, projection, scale, "k");
+  const bool library = ref == KernelReference::performer_pytorch;
+  if (library && mask.requires_causal()) check_causal_lengths(ref, L_Q, L_K);
+  Tensor phi_q = library ? performer_pytorch_features(q, projection, true, "q") : performer_features(q, projection, scale, "q");
+  Tensor phi_k = library ? performer_pytorch_features(k, projection, false, "k") : performer_features(k, projection, scale, "k");
   if (full) {
     trace.set("features_q", phi_q);
     trace.set("features_k", phi_k);
   }
   // 2-4. the linear-attention pass, shared with linear attention
-  linear_attention_pass(phi_q, phi_k, v, mask.requires_causal(), true, level, trace);
+  linear_attention_pass(phi_q, phi_k, v, mask.requires_causal(), true, level, trace, kernel_eps(ref));
   const std::uint64_t projections = std::uint64_t{B} * H * (std::uint64_t{L_Q} + L_K) * m;
   trace.cost.dot_products += projections;
   trace.cost.flops += 2 * projections * E;

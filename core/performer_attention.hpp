@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "linear_attention.hpp"
 #include "mask.hpp"
 #include "trace.hpp"
 
@@ -35,7 +36,14 @@ Tensor performer_features(const Tensor& x, const Tensor& projection, double scal
 // Performer attention: q (B, L_Q, H, E), k (B, L_K, H, E), v (B, L_K, H, D), projection (m, E),
 // scale >= 0 (the kernel estimated is exp(scale q.k)); mask none or causal. Trace: projection,
 // features_q, features_k, weights (full), context, exact_context, max_abs_error (full).
+// ref = performer_pytorch: lucidrains' softmax_kernel features (E^-1/4, the max stabiliser, eps 1e-4;
+// `scale` then only for exact_context) and its causal eps 1e-6 (L_Q <= L_K).
 Trace performer_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& projection, double scale,
-                          const Mask& mask, TraceLevel level);
+                          const Mask& mask, TraceLevel level, KernelReference ref = KernelReference::spec);
+
+// performer-pytorch's softmax_kernel(x, projection_matrix, is_query) in our layout (B, L, H, m):
+//   ratio (exp(w.x' - |x'|^2/2 - c) + 1e-4),  x' = E^-1/4 x,  ratio = m^-1/2,
+//   c = max_r w_r.x' of each row (queries), or over every row and feature of each (b, h) (keys).
+Tensor performer_pytorch_features(const Tensor& x, const Tensor& projection, bool is_query, const char* name);
 
 }  // namespace attnplay

@@ -154,7 +154,31 @@ IndexTensor top_queries(const Tensor& M, std::size_t u) {
   return top;
 }
 
+// A tie at the top-u cut (issue 17): queries whose M equals the last selected query's (to 1e-12
+// relative: torch sums the samples in its own order), some selected and some not. The project
+// keeps the lower index (step 5); torch.topk may keep any of them, so the warning names them all.
+std::optional<std::string> cut_tie(const Tensor& M, const IndexTensor& top, std::size_t b, std::size_t h) {
+  const std::size_t u = top.size(), L = M.size();
+  if (u >= L) return std::nullopt;
+  const double cut = M(static_cast<std::size_t>(top(u - 1)));  // descending M: the smallest selected
+  std::vector<bool> chosen(L, false);
+  for (std::size_t t = 0; t < u; ++t) chosen[static_cast<std::size_t>(top(t))] = true;
+  std::vector<std::size_t> tied, kept;
+  bool left_out = false;
+  for (std::size_t i = 0; i < L; ++i)
+    if (std::abs(M(i) - cut) <= 1e-12 * std::max(1.0, std::abs(cut))) {
+      tied.push_back(i);
+      if (chosen[i]) kept.push_back(i);
+      else left_out = true;
+    }
+  if (!left_out) return std::nullopt;
+  return "batch " + std::to_string(b) + ", head " + std::to_string(h) + ": a tie at the top-u cut (u = " +
+         std::to_string(u) + "): queries " + row_list(tied) + " have M = " + number_text(cut) +
+         "; the project keeps the lower index (" + row_list(kept) + "), torch.topk may keep any of them";
+}
+
 struct ProbQK {
+  std::vector<std::string> ties;  // 5. one warning per (b, h) with a tie at the cut (cut_tie)
   std::size_t U_part = 0, u = 0;  // 1.
   IndexTensor sample_index;       // 2. (L_Q, U_part), or (H, L_Q, U_part) with sample_per_head
   Tensor q_k_sample;              // 3. (B, H, L_Q, U_part), kept only when asked (trace "full")
@@ -218,7 +242,13 @@ ProbQK prob_QK(const Tensor& q, const Tensor& k, const ProbOptions& o, bool keep
       const Tensor M = sparsity_of(products, divisor, b, h, "sampled");
       std::copy(M.begin(), M.end(), r.sparsity.data() + (b * H + h) * L_Q);
       // 5. `M_top = M.topk(n_top, sorted=False)[1]` (or the given index, for every b and h)
-      xt::view(r.top_index, b, h, xt::all()) = o.top_index ? *o.top_index : top_queries(M, u);
+      if (o.top_index) {
+        xt::view(r.top_index, b, h, xt::all()) = *o.top_index;
+      } else {
+        const IndexTensor chosen = top_queries(M, u);
+        if (auto tie = cut_tie(M, chosen, b, h)) r.ties.push_back(std::move(*tie));
+        xt::view(r.top_index, b, h, xt::all()) = chosen;
+      }
     }
   return r;
 }
@@ -535,6 +565,7 @@ Trace prob_attention(const Tensor& q, const Tensor& k, const Tensor& v, double s
   trace.cost.flops = 2 * (sampled_products * E + updated.rows_computed * L_K * (E + D));
 
   reference_warnings(top, L_K, updated_rows, squeeze, trace.warnings);  // after the comparison's, if any
+  trace.warnings.insert(trace.warnings.end(), top.ties.begin(), top.ties.end());
   updated.empty_rows.flush(trace.warnings);
   return trace;
 }

@@ -28,6 +28,7 @@ enum class TraceLevel { full, context };
 
 struct Trace {
   std::string algorithm;  // the registry's name, set by run_scenario alone
+  std::string reference;  // SPEC §2 "reference": the library matched, "" for SPEC's formulas (run_scenario)
   std::vector<std::pair<std::string, FieldValue>> fields;
   Cost cost;
   std::vector<std::string> warnings;

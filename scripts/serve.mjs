@@ -1,4 +1,5 @@
-// Serves dist/ on http://localhost:${PORT:-8080} with a Content-Security-Policy.
+// Serves dist/ on http://localhost:${PORT:-8080} with a Content-Security-Policy, and CORS open to
+// any origin (embedding from another site: docs/embedding.md).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,8 +20,11 @@ export function createServer(dir = root) {
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found'); return; }
+      // CORS (SPEC §1): a page on another origin may load the element's module, its chunks and its
+      // WASM (module scripts and fetch() are CORS requests); nothing here is private
       res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream',
-        'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' });
+        'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff',
+        'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' });
       res.end(data);
     });
   });

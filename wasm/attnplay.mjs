@@ -93,26 +93,6 @@ function makeRun(core) {
 const isNode = typeof process === 'object' && typeof process.versions === 'object' &&
   typeof process.versions.node === 'string';
 
-// Emscripten 3.1.6's ES6 output still reads `__dirname` and `require` in node (fixed upstream
-// later); give it both, only in node. Its loader cannot fetch the .wasm under Node 20 ("Failed to
-// parse URL"), so node reads build/wasm/attnplay_core.wasm itself and hands it over as wasmBinary
-// (a build linked with -sSINGLE_FILE=1 has no .wasm beside it: its embedded copy is used).
-// ATTNPLAY_WASM_DIR=dir (node only) loads dir/attnplay_core.{mjs,wasm} instead: another build of
-// the core, for the tests and benchmarks.
-async function nodeOptions() {
-  const { createRequire } = await import('node:module');
-  const { fileURLToPath, pathToFileURL } = await import('node:url');
-  const fs = await import('node:fs');
-  const path = await import('node:path');
-  globalThis.require ??= createRequire(import.meta.url);
-  globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
-  const dir = process.env.ATTNPLAY_WASM_DIR;
-  const base = dir ? pathToFileURL(path.resolve(dir) + path.sep) : new URL('../build/wasm/', import.meta.url);
-  const factory = dir ? (await import(/* @vite-ignore */ new URL('attnplay_core.mjs', base).href)).default : await defaultFactory();
-  const file = fileURLToPath(new URL('attnplay_core.wasm', base));
-  return { factory, args: fs.existsSync(file) ? { wasmBinary: fs.readFileSync(file) } : {} };
-}
-
 /**
  * Loads the core once. In a browser the .wasm is fetched and compiled while it streams
  * (WebAssembly.instantiateStreaming); `options.wasmUrl` says where it is (a bundler's asset URL),
@@ -120,7 +100,9 @@ async function nodeOptions() {
  */
 export async function load(options = {}) {
   if (!corePromise) {
-    const base = isNode ? nodeOptions() : defaultFactory().then((factory) => ({ factory, args: {} }));
+    // node's way to the module is a file of its own (wasm/node.mjs): no page bundles or fetches it
+    const base = isNode ? import('./node.mjs').then((m) => m.nodeOptions(defaultFactory))
+      : defaultFactory().then((factory) => ({ factory, args: {} }));
     corePromise = base.then(({ factory, args: baseArgs }) => {
       const args = { ...baseArgs };
       if (options.wasmBinary) args.wasmBinary = options.wasmBinary;
@@ -143,46 +125,19 @@ export function api(core) {
       if (reply.error !== undefined) throw inputError(reply.field, reply.error);
       return reply.estimate;
     },
+    // a seeded draw's numbers (SPEC §2), as the core's readers draw them: {shape, data: Float64Array};
+    // `field` names it in errors ("q" -> "q.random: expected one of ...")
+    draw: (spec, field = 'draw') => {
+      const reply = JSON.parse(core.draw(JSON.stringify(spec), field));
+      if (reply.error !== undefined) throw inputError(reply.field, reply.error);
+      const data = core.outputBuffer(0).slice();
+      core.releaseOutputs();
+      return { shape: reply.shape, data };
+    },
     presets: () => JSON.parse(core.presets()),
     algorithms: () => JSON.parse(core.algorithms()), // the registry: [{name, title, ..., tensors, masks, defaults, inner?}]
     memoryBytes: () => core.HEAP8.buffer.byteLength, // wasm heap size, for leak checks
   };
-}
-
-async function main(args) {
-  const fs = await import('node:fs');
-  const { run, presets, algorithms } = await load();
-  const fail = (message, code = 1) => {
-    process.stderr.write(message + '\n');
-    process.exitCode = code;
-  };
-  try {
-    if (args[0] === 'presets') {
-      const list = presets();
-      if (args[1] === '--json') process.stdout.write(JSON.stringify(list) + '\n');
-      else for (const p of list) process.stdout.write(`${p.name}\t${p.title}\n`);
-    } else if (args[0] === 'algorithms') {
-      const list = algorithms();
-      if (args[1] === '--json') process.stdout.write(JSON.stringify(list) + '\n');
-      else for (const a of list) process.stdout.write(`${a.name}\t${a.title}\n`);
-    } else if (args[0] === 'run' && args.length === 3 && args[1] === '--preset') {
-      const preset = presets().find((p) => p.name === args[2]);
-      if (!preset) return fail(`--preset: no preset named "${args[2]}" (see attnplay presets)`);
-      process.stdout.write(JSON.stringify(run(preset.scenario)) + '\n');
-    } else if (args[0] === 'run' && args.length === 2) {
-      let text;
-      try {
-        text = fs.readFileSync(args[1] === '-' ? 0 : args[1], 'utf8');
-      } catch {
-        return fail(`${args[1]}: cannot open file`);
-      }
-      process.stdout.write(JSON.stringify(run(text)) + '\n');  // parsed by the core, as natively
-    } else {
-      fail('usage: node wasm/attnplay.mjs run FILE|- | run --preset NAME | presets [--json] | algorithms [--json]', 2);
-    }
-  } catch (e) {
-    fail(e.message);
-  }
 }
 
 if (typeof process !== 'undefined' && process.argv && process.argv[1]) {
@@ -190,5 +145,6 @@ if (typeof process !== 'undefined' && process.argv && process.argv[1]) {
   const { realpathSync } = await import('node:fs');
   let invoked = '';
   try { invoked = pathToFileURL(realpathSync(process.argv[1])).href; } catch { /* not a file */ }
-  if (invoked === import.meta.url) await main(process.argv.slice(2));
+  // the CLI is a file of its own (wasm/cli.mjs): no page bundles or fetches it
+  if (invoked === import.meta.url) await (await import('./cli.mjs')).main(process.argv.slice(2), load);
 }

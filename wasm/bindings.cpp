@@ -108,6 +108,30 @@ val output_buffer(unsigned i) {
 
 void release_outputs() { attnplay::OutputBuffers().swap(g_outputs); }
 
+#ifndef ATTNPLAY_FIRST_LOAD  // its draws are the whole module's (core/scenario/draws.hpp)
+// The numbers of a seeded draw (SPEC §2, {"shape", "random", "seed", "scale"}) as the readers draw
+// them, for the page's grids, explanations and copy-as-PyTorch: {"shape": [...]} with the numbers
+// in outputBuffer(0), or {"error", "field"} naming `field`'s keys ("q.random").
+std::string draw(const std::string& spec_text, const std::string& field) {
+  try {
+    attnplay::OutputBuffers().swap(g_outputs);
+    const auto spec = attnplay::parse_scenario_text(spec_text);
+    if (!spec.is_object() || !spec.contains("random"))
+      throw attnplay::InputError(field, "expected a draw {\"shape\", \"random\", \"seed\", \"scale\"}");
+    const std::size_t rank = spec.contains("shape") && spec["shape"].is_array() ? spec["shape"].size() : 0;
+    const std::vector<attnplay::Dim> dims(std::max<std::size_t>(rank, 1), attnplay::Dim::any("size"));
+    g_outputs.push_back(attnplay::read_tensor(spec, field, dims, nullptr));
+    const auto& shape = g_outputs[0].shape();
+    return attnplay::json{{"shape", std::vector<std::size_t>(shape.begin(), shape.end())}}.dump();
+  } catch (const attnplay::InputError& e) {
+    return error_json(e.what(), e.field);
+  } catch (const std::bad_alloc&) {
+    attnplay::OutputBuffers().swap(g_outputs);
+    return error_json(field + ": out of memory (too large for the browser)", field);
+  }
+}
+#endif
+
 #ifdef ATTNPLAY_FIRST_LOAD
 std::string presets_json() { return "[]"; }  // the page's first-load module has none (algorithms.cpp)
 #else
@@ -127,6 +151,9 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("releaseInputs", &release_inputs);
   emscripten::function("outputBuffer", &output_buffer);
   emscripten::function("releaseOutputs", &release_outputs);
+#ifndef ATTNPLAY_FIRST_LOAD
+  emscripten::function("draw", &draw);
+#endif
   emscripten::function("presets", &presets_json);
   emscripten::function("algorithms", &algorithms_json);
 }

@@ -31,8 +31,16 @@ export function nested(value) {
   return isFlat(value) ? toNested(value.data, value.shape) : value;
 }
 
-/** The shape of a nested array (its first element's at each level): [] for anything else. */
+/** Whether `value` is a seeded draw (SPEC §2): {shape, random: "normal" | "uniform", seed, scale},
+ * whose numbers the core draws (wasm/attnplay.mjs draw()). */
+export function isDraw(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && 'random' in value;
+}
+
+/** The shape of a nested array (its first element's at each level), of a flat tensor or a draw (its
+ * `shape`): [] for anything else. */
 export function shapeOf(value) {
+  if ((isFlat(value) || isDraw(value)) && Array.isArray(value.shape)) return value.shape.slice();
   const shape = [];
   for (let cur = value; Array.isArray(cur); cur = cur[0]) shape.push(cur.length);
   return shape;

@@ -4,6 +4,7 @@
 // first-load WASM module, which runs `full` alone and carries no presets (the page has them from
 // build/wasm/catalog.json), so the linker leaves every other algorithm out of it. The page loads
 // the whole module after its first trace (web/src/compute.ts).
+#include "draws.hpp"
 #include "readers.hpp"
 
 #ifdef ATTNPLAY_FIRST_LOAD
@@ -17,6 +18,17 @@
 #endif
 
 namespace attnplay {
+
+// modern-b (issue 16): declared here rather than in readers.hpp, so that adding them recompiles no
+// other reader (move into readers.hpp's list when convenient).
+Trace run_mla(ScenarioContext& ctx);
+Estimate estimate_mla(ScenarioContext& ctx);
+json mla_defaults();
+std::vector<Preset> mla_presets();
+Trace run_decode(ScenarioContext& ctx);
+Estimate estimate_decode(ScenarioContext& ctx);
+json decode_defaults();
+std::vector<Preset> decode_presets();
 
 #ifndef ATTNPLAY_FIRST_LOAD
 namespace {
@@ -100,6 +112,21 @@ const std::vector<AlgorithmEntry>& algorithms() {
        "(1 - lambda_init) (Differential Transformer, microsoft/unilm multihead_diffattn)"),
        ONLY_WHOLE(run_diff), ONLY_WHOLE(diff_presets),
        WHOLE_VALUE({"q", "k", "v"}), WHOLE_VALUE(any_mask()), ONLY_WHOLE(diff_defaults), ONLY_WHOLE(estimate_diff)},
+      // ---- modern-b (issue 16): mla, decode ----
+      {"mla", "Multi-head latent attention (DeepSeek MLA)", "多头潜在注意力(DeepSeek MLA)",
+       DESCRIPTION("keys and values from one cached latent per token (kv_lora_rank) plus a shared rotary key, per-head "
+       "up-projections; the absorbed path folds kv_b_proj into the query and output (Hugging Face DeepseekV3Attention, "
+       "DeepSeek-V3 inference attn_impl \"absorb\")"),
+       ONLY_WHOLE(run_mla), ONLY_WHOLE(mla_presets),
+       WHOLE_VALUE({}), WHOLE_VALUE(any_mask()), ONLY_WHOLE(mla_defaults), ONLY_WHOLE(estimate_mla)},
+      {"decode", "Decoding with a KV cache", "用 KV 缓存解码",
+       DESCRIPTION("the prompt at once (causal), then one position at a time: its key and value appended to the cache, "
+       "evicted past a window with sinks (StreamingLLM), its query over the cache; equal to full causal (or sink-masked) "
+       "attention (Hugging Face DynamicCache, StreamingLLM StartRecentKVCache)"),
+       ONLY_WHOLE(run_decode), ONLY_WHOLE(decode_presets),
+       WHOLE_VALUE({"q", "k", "v"}),
+       WHOLE_VALUE(no_mask("decode", "the cache decides which keys each step holds (cache.window, cache.sinks)")),
+       ONLY_WHOLE(decode_defaults), ONLY_WHOLE(estimate_decode)},
   };
   return table;
 }
@@ -109,6 +136,13 @@ const AlgorithmEntry* find_algorithm(const std::string& name) {
     if (name == a.name) return &a;
   return nullptr;
 }
+
+#ifndef ATTNPLAY_FIRST_LOAD
+// Seeded tensor draws' numbers (draws.hpp), linked with the whole registry: not into the first-load module.
+namespace {
+[[maybe_unused]] const bool draws_linked = (draw_reader = &draws, true);
+}
+#endif
 
 json algorithms_json() {
   json list = json::array();

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "draws.hpp"
+
 namespace attnplay {
 
 std::string json_type_name(const json& j) {
@@ -154,10 +156,26 @@ Tensor read_flat_tensor(const json& value, const std::string& path, const std::v
   return t;
 }
 
+// A seeded draw ({"shape", "random", "seed", "scale"}): draws.hpp's reader, where it is linked. The
+// page's first-load module reads none (web/src/engine/compute.ts runs draws on the whole module):
+// there a draw is an object without data, refused as such, and the code stays out of the first load.
+#ifdef ATTNPLAY_FIRST_LOAD
+constexpr bool is_draw(const json&) { return false; }
+const DrawReader& drawing(const std::string&) { return *draw_reader; }
+#else
+bool is_draw(const json& value) { return value.is_object() && value.contains("random"); }
+
+const DrawReader& drawing(const std::string& path) {
+  if (!draw_reader) throw InputError(path, "a seeded draw needs the whole module (this build has no draws)");
+  return *draw_reader;
+}
+#endif
+
 }  // namespace
 
 Tensor read_tensor(const json& value, const std::string& path, const std::vector<Dim>& dims,
                    InputBuffers* buffers) {
+  if (is_draw(value)) return drawing(path).read(value, path, dims);
   if (value.is_object() && value.contains("shape") && (value.contains("data") || value.contains("$buffer")))
     return read_flat_tensor(value, path, dims, buffers);
   std::vector<double> data;
@@ -173,6 +191,7 @@ Tensor read_tensor(const json& value, const std::string& path, const std::vector
 }
 
 Shape read_shape(const json& value, const std::string& path, const std::vector<Dim>& dims, bool shape_alone) {
+  if (is_draw(value)) return drawing(path).shape(value, path, dims);
   if (value.is_object() && value.contains("shape") &&
       (shape_alone || value.contains("data") || value.contains("$buffer")))
     return checked_shape(value.at("shape"), path, dims);
@@ -190,6 +209,8 @@ Shape read_shape(const json& value, const std::string& path, const std::vector<D
   }
   return checked_shape(json(sizes), path, dims);
 }
+
+const DrawReader* draw_reader = nullptr;
 
 Fields::Fields(const json& object, std::string path, InputBuffers* buffers)
     : object_(object), path_(std::move(path)), buffers_(buffers) {

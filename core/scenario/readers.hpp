@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "../linear_attention.hpp"
 #include "../rng.hpp"
 #include "../rope.hpp"
 #include "presets.hpp"
@@ -85,5 +86,7 @@ void check_kernel_sizes(const ScenarioContext& ctx, const AttentionDims& d, std:
 // The linear-attention pass over F features (normalised or not) and, at trace "full", the
 // features of q and k, the implied weights and the exact comparison.
 Estimate kernel_estimate(const AttentionDims& d, std::size_t F, bool normalise, const Mask& mask, TraceLevel level);
+// The scenario's "reference" as the kernel methods' library (run_linear.cpp).
+KernelReference kernel_reference(const ScenarioContext& ctx);
 
 }  // namespace attnplay

@@ -52,18 +52,25 @@ Seq2SeqParams read_weights(ScenarioContext& ctx, std::optional<std::int64_t> siz
   };
   auto fix = [&](int i, std::size_t value) { sizes[i] = static_cast<std::int64_t>(value); };
   enum { SRC, TGT, EMBED, HID, LAYERS };
+  // Current d2l-en wraps the encoder's nn.GRU in d2l.GRU: its state_dict says encoder.rnn.rnn.*
+  // (SPEC §2: accepted always); d2l-zh and the seed say encoder.rnn.*. One naming per scenario.
+  const bool d2l_en = w.has("encoder.rnn.rnn.weight_ih_l0");
+  if (d2l_en && w.has("encoder.rnn.weight_ih_l0"))
+    throw InputError(w.path_of("encoder.rnn.rnn.weight_ih_l0"),
+                     "give the encoder's GRU once: encoder.rnn.* (d2l-zh) or encoder.rnn.rnn.* (d2l-en's d2l.GRU), not both");
+  const std::string enc_rnn = d2l_en ? "encoder.rnn.rnn." : "encoder.rnn.";
   Seq2SeqParams p;
   p.enc_embedding = w.tensor("encoder.embedding.weight", {dim(SRC, "src_vocab"), dim(EMBED, "embed_size")});
   fix(SRC, p.enc_embedding.shape()[0]);
   fix(EMBED, p.enc_embedding.shape()[1]);
   if (!sizes[HID]) {  // num_hiddens from the encoder's weight_hh_l0 (3h, h)
-    const Tensor hh = w.tensor("encoder.rnn.weight_hh_l0", {Dim::any("3 num_hiddens"), Dim::any("num_hiddens")});
+    const Tensor hh = w.tensor(enc_rnn + "weight_hh_l0", {Dim::any("3 num_hiddens"), Dim::any("num_hiddens")});
     fix(HID, hh.shape()[1]);
   }
   if (!sizes[LAYERS]) {  // num_layers: the encoder's weight_ih_l{k} present
     std::size_t k = 0;
-    while (w.has("encoder.rnn.weight_ih_l" + std::to_string(k))) ++k;
-    if (k == 0) throw InputError(w.path_of("encoder.rnn.weight_ih_l0"), "required (the encoder's GRU, layer 0)");
+    while (w.has(enc_rnn + "weight_ih_l" + std::to_string(k))) ++k;
+    if (k == 0) throw InputError(w.path_of("encoder.rnn.weight_ih_l0"), "required (the encoder's GRU, layer 0; d2l-en: encoder.rnn.rnn.weight_ih_l0)");
     fix(LAYERS, k);
   }
   const std::size_t e = static_cast<std::size_t>(*sizes[EMBED]), h = static_cast<std::size_t>(*sizes[HID]);
@@ -80,7 +87,7 @@ Seq2SeqParams read_weights(ScenarioContext& ctx, std::optional<std::int64_t> siz
     }
     return layers;
   };
-  p.enc_rnn = rnn("encoder.rnn.", e, "embed_size");
+  p.enc_rnn = rnn(enc_rnn, e, "embed_size");
   p.attention.W_k = w.tensor("decoder.attention.W_k.weight", {H, H});
   p.attention.W_q = w.tensor("decoder.attention.W_q.weight", {H, H});
   // torch's (1, h), or (h)
@@ -214,6 +221,7 @@ BahdanauPlan read_bahdanau(ScenarioContext& ctx) {
     };
   }
   options.gradients = f.boolean("gradients", false);
+  options.d2l_en_names = given && ctx.fields.object("weights").has("encoder.rnn.rnn.weight_ih_l0");
   if (batch && f.has("labels")) {
     const std::size_t B = batch->src.shape()[0], T_tgt = batch->tgt.shape()[1];
     options.labels = read_tokens(ctx, "labels", {Dim::of(B, "B of src"), Dim::of(T_tgt, "T_tgt of tgt")}, *sizes[TGT],

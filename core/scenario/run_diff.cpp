@@ -109,6 +109,19 @@ std::vector<Preset> diff_presets() {
                "0.8 - 0.6 exp(-0.3 x 11) = 0.778 at depth 12.",
                demo(12, R"({"depth": 12, "lambda": {"q1": [0.1, -0.05], "k1": [0.2, 0.1],
                    "q2": [-0.1, 0.15], "k2": [0.05, -0.2]}})")});
+  // modern-b (issue 16): common-mode noise cancelled, lambda from unilm's vectors
+  p.push_back({"diff-noise-cancel", "Noise cancelled: keys 4, 5 drop from 0.397 to 0.013, key 2 keeps 0.127",
+               "噪声抵消:键 4、5 从 0.397 降到 0.013,键 2 保留 0.127",
+               "One query, e = 1, scale 1. Map 1 scores [0, 0, 2, 0, 3, 3]: the signal at key 2 and the same "
+               "noise at keys 4 and 5 that map 2 sees alone (scores [0, 0, 0, 0, 3, 3]). Map 1 gives the noise "
+               "0.397 each and the signal 0.146; map 2 gives the noise 0.455 each. lambda = exp(0.3 x 1) - "
+               "exp(0.1 x 1) + 0.6 = 0.845 from unilm's vectors; the difference leaves the signal 0.127 and the "
+               "noise 0.013 each, so the context (v = [1, 0] but [0, 1] at key 2) turns from [0.854, 0.146] "
+               "to [0.028, 0.127].",
+               json::parse(R"({"algorithm": "diff", "q": [[[[1, 1]]]],
+                   "k": [[[[0, 0]], [[0, 0]], [[2, 0]], [[0, 0]], [[3, 3]], [[3, 3]]]],
+                   "v": [[[[1, 0]], [[1, 0]], [[0, 1]], [[1, 0]], [[1, 0]], [[1, 0]]]], "scale": 1,
+                   "lambda": {"q1": [0.3], "k1": [1], "q2": [0.1], "k2": [1], "init": 0.6}})")});
   return p;
 }
 

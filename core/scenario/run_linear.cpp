@@ -15,6 +15,12 @@ void check_kernel_sizes(const ScenarioContext& ctx, const AttentionDims& d, std:
   check_size(BH * d.L_Q * d.D, "v", "the context (B, L_Q, H, D)");
 }
 
+KernelReference kernel_reference(const ScenarioContext& ctx) {
+  return ctx.reference == "fast-transformers"   ? KernelReference::fast_transformers
+         : ctx.reference == "performer-pytorch" ? KernelReference::performer_pytorch
+                                                : KernelReference::spec;
+}
+
 Estimate kernel_estimate(const AttentionDims& d, std::size_t F, bool normalise, const Mask& mask, TraceLevel level) {
   const std::uint64_t BH = std::uint64_t{d.B} * d.H, dense = BH * d.L_Q * d.L_K;
   const std::uint64_t products = BH * (std::uint64_t{d.L_Q} + d.L_K) * (d.D + (normalise ? 1 : 0));  // linear_attention_pass
@@ -48,7 +54,8 @@ Estimate estimate_linear(ScenarioContext& ctx) {
   const auto d = read_attention_shapes(ctx);
   const FeatureMap map = read_feature_map(ctx);
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
-  Estimate e = kernel_estimate(d, feature_count(map, d.E), map != FeatureMap::softmax_qk, mask, ctx.level);
+  const bool normalise = map != FeatureMap::softmax_qk || kernel_reference(ctx) == KernelReference::performer_pytorch;
+  Estimate e = kernel_estimate(d, feature_count(map, d.E), normalise, mask, ctx.level);
   e.sizes["features"] = feature_count(map, d.E);
   return e;
 }
@@ -59,8 +66,9 @@ Trace run_linear(ScenarioContext& ctx) {
   const FeatureMap map = read_feature_map(ctx);
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   check_kernel_sizes(ctx, d, feature_count(map, d.E), "");
+  const KernelReference ref = kernel_reference(ctx);
   ctx.begin_work();
-  return linear_attention(in.q, in.k, in.v, map, in.scale, mask, ctx.level);
+  return linear_attention(in.q, in.k, in.v, map, in.scale, mask, ctx.level, ref);
 }
 
 namespace {

@@ -74,8 +74,21 @@ Trace run_lsh(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{B} * H * L * L, "q", "the (B, H, L, L) weights", "; use \"trace\": \"context\"");
   const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", kDefaultDuplicates);
+  // reformer-pytorch's options (issue 17), read before the work begins like every field
+  const bool reformer = ctx.reference == "reformer-pytorch";
+  ReformerOptions reformer_options;
+  if (reformer) {  // lucidrains' LSHAttention
+    if (f.has("scale"))
+      ctx.warnings.push_back("reformer-pytorch scales by E^-1/2 always: scale is used only for exact_context");
+    reformer_options.attend_across_buckets = f.boolean("attend_across_buckets", true);  // upstream's default
+    reformer_options.allow_duplicate_attention = allow_duplicate_attention;
+  } else if (f.has("attend_across_buckets")) {
+    throw InputError("attend_across_buckets", "is reformer-pytorch's option (\"reference\": \"reformer-pytorch\"); "
+                                              "SPEC's LSH attends within the bucket only");
+  }
   ctx.begin_work();
   if (!given) rotations = lsh_rotations(ctx.seed, static_cast<std::size_t>(*n_hashes), E, static_cast<std::size_t>(*n_buckets));
+  if (reformer) return reformer_lsh_attention(q, v, rotations, reformer_options, scale, ctx.level);
   return lsh_attention(q, v, scale, rotations, allow_duplicate_attention, ctx.level);
 }
 

@@ -111,6 +111,14 @@ Trace run_multihead(ScenarioContext& ctx) {
     options.mask = read_mask(ctx, B, L_Q, L_K, ctx.entry->masks);
     check_pair_tensors(ctx, std::uint64_t{B} * options.num_heads * L_Q * L_K, "keys");
   }
+  options.informer_mix = ctx.reference == "informer-mix";
+  if (options.informer_mix && options.inner == InnerAttention::prob) {
+    // Informer2020's ProbAttention squeezes with .squeeze(-2): no H = 1 pitfall
+    if (f.has("squeeze_bug") && options.prob.squeeze_bug)
+      throw InputError("squeeze_bug", "reference \"informer-mix\" runs Informer2020's ProbAttention, whose .squeeze(-2) has "
+                                      "no H = 1 pitfall: squeeze_bug must be false");
+    options.prob.squeeze_bug = false;
+  }
   ctx.begin_work();
   if (seeded_hiddens) weights = seeded_multihead_weights(ctx.seed, d_q, d_k, d_v, seeded_hiddens, seeded_bias);
   Trace trace = multihead_attention(queries, keys, values, weights, options, ctx.level);

@@ -74,9 +74,12 @@ Trace run_performer(ScenarioContext& ctx) {
                                            "\"orthogonal\": false or a given projection");
   }
   check_kernel_sizes(ctx, d, static_cast<std::size_t>(m), given ? "projection" : "num_features");
+  const KernelReference ref = kernel_reference(ctx);
+  if (ref == KernelReference::performer_pytorch && f.has("scale"))
+    ctx.warnings.push_back("performer-pytorch's softmax_kernel scales x by E^-1/4 always: scale is used only for exact_context");
   ctx.begin_work();
   if (!given) projection = draw_projection(static_cast<std::size_t>(m), d.E, orthogonal, norms, ctx.seed);
-  return performer_attention(in.q, in.k, in.v, projection, in.scale, mask, ctx.level);
+  return performer_attention(in.q, in.k, in.v, projection, in.scale, mask, ctx.level, ref);
 }
 
 namespace {

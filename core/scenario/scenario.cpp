@@ -135,6 +135,21 @@ Mask read_mask_fields(ScenarioContext& ctx, std::size_t B, std::size_t L_Q, std:
     else if (f.is_number()) mask.fill = f.get<double>();
     else throw InputError(m.path_of("fill"), "expected a number or \"-inf\", got " + (f.is_string() ? f.dump() : json_type_name(f)));
   }
+  // "align" (SPEC §2 "reference", issue 17): flash-attn >= 2.1 aligns causal and local masks to the
+  // last key when L_Q != L_K; its attention_ref fills with -inf and zeroes a row left with no key
+  if (m.choice("align", {"top_left", "bottom_right"}, "top_left") == "bottom_right") {
+    const std::string algorithm = ctx.entry ? ctx.entry->name : "";
+    if (algorithm != "full" && algorithm != "flash")
+      throw InputError(m.path_of("align"), "\"bottom_right\" is flash-attn's alignment, for \"full\" and \"flash\" (this is \"" +
+                                               algorithm + "\")");
+    if (mask.kind != MaskKind::none && mask.kind != MaskKind::causal && mask.kind != MaskKind::local)
+      throw InputError(m.path_of("align"), "\"bottom_right\" aligns the causal and local masks (flash-attn's), not \"" +
+                                               std::string(mask_kind_name(mask.kind)) + "\"");
+    if (!(std::isinf(mask.fill) && mask.fill < 0))
+      throw InputError(m.path_of("fill"), "with \"align\": \"bottom_right\" the fill is flash-attn's \"-inf\" (a row left with "
+                                          "no key is zeros), got " + number_text(mask.fill));
+    mask.shift = static_cast<std::int64_t>(L_K) - static_cast<std::int64_t>(L_Q);
+  }
   m.warn_unused(ctx.warnings);
   return mask;
 }
@@ -200,6 +215,37 @@ void ScenarioContext::report(double fraction, const std::string& what, const jso
     throw Cancelled("", "cancelled by the progress callback at " + what + " (no trace: a partial run is not the scenario's)");
 }
 
+// ---- reference modes (issue 17) ----
+const std::vector<std::string>& reference_modes(const std::string& algorithm) {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+      {"performer", {"performer-pytorch"}},
+      {"linear", {"fast-transformers", "performer-pytorch"}},
+      {"lsh", {"reformer-pytorch"}},
+      {"multihead", {"informer-mix"}},
+      {"nadaraya_watson", {"d2l-en"}},
+  };
+  static const std::vector<std::string> none;
+  for (const auto& [name, modes] : table)
+    if (name == algorithm) return modes;
+  return none;
+}
+
+namespace {
+
+// "reference": one of the algorithm's modes, or absent (SPEC's formulas).
+std::string read_reference(Fields& fields, const std::string& algorithm) {
+  if (!fields.has("reference")) return "";
+  const auto& modes = reference_modes(algorithm);
+  if (modes.empty())
+    throw InputError("reference", "\"" + algorithm +
+                                      "\" has no reference modes (performer, linear, lsh, multihead and "
+                                      "nadaraya_watson have; full and flash take mask.align)");
+  return fields.choice("reference", modes, modes.front());
+}
+
+}  // namespace
+// ---- end reference modes ----
+
 namespace {
 
 // What run_scenario and estimate_scenario share: the algorithm's entry and the common settings.
@@ -219,6 +265,7 @@ const AlgorithmEntry& begin_scenario(ScenarioContext& ctx) {
   const auto dtype = fields.choice("dtype", {"float64", "float32"}, "float64");
   ctx.dtype = dtype == "float32" ? Dtype::float32 : Dtype::float64;
   fields.ignore({"name", "description", "title"});  // preset metadata
+  ctx.reference = read_reference(fields, entry->name);
   return *entry;
 }
 
@@ -258,7 +305,7 @@ void ScenarioContext::begin_work() {
 
 json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers* out_buffers, const ProgressFn& progress) {
   Fields fields(scenario, "", in_buffers);
-  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false};
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false, {}};
   ctx.progress = progress;
   const AlgorithmEntry& entry = begin_scenario(ctx);
   const double max_flops = fields.number("max_flops", kDefaultMaxFlops);
@@ -269,6 +316,7 @@ json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers*
     throw std::logic_error(std::string("the reader of ") + entry.name + " never called begin_work (the work budget)");
   check_finite(trace);
   trace.algorithm = entry.name;
+  trace.reference = ctx.reference;
   if (ctx.dtype == Dtype::float32 && !ctx.dtype_honoured)
     trace.warnings.insert(trace.warnings.begin(), "dtype \"float32\" is not implemented yet: computed in float64");
   trace.warnings.insert(trace.warnings.end(), ctx.warnings.begin(), ctx.warnings.end());
@@ -279,7 +327,7 @@ json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers*
 
 json estimate_scenario(const json& scenario, InputBuffers* in_buffers) {
   Fields fields(scenario, "", in_buffers);
-  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false};
+  ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false, {}};
   ctx.shapes_only = true;
   const Estimate e = begin_scenario(ctx).estimate(ctx);
   return {{"cost", cost_json(e.cost)}, {"numbers", e.numbers}, {"sizes", e.sizes}, {"exact", e.exact}};

@@ -28,6 +28,10 @@ struct Cancelled : InputError {
 
 struct AlgorithmEntry;
 
+// The "reference" modes an algorithm accepts (SPEC §2, "Matching the library a learner reads"):
+// empty for one without.
+const std::vector<std::string>& reference_modes(const std::string& algorithm);
+
 // What every algorithm's reader gets: the scenario's fields and its common settings.
 struct ScenarioContext {
   Fields& fields;               // the top-level scenario object
@@ -40,6 +44,8 @@ struct ScenarioContext {
   ProgressFn progress;                  // empty: nobody listens (called by training loops)
   const AlgorithmEntry* entry = nullptr;  // the algorithm being read (its masks, defaults)
   bool shapes_only = false;             // estimate_scenario: tensors may come as {"shape": [...]}
+  std::string reference;                // "reference" (SPEC §2, issue 17): "" = SPEC's formulas
+
   // The work budget (run_scenario, docs/semantics.md "Work budget"): the refusal begin_work()
   // throws when the run's estimate is above "max_flops" (empty detail: within the budget).
   std::optional<InputError> budget_refusal;

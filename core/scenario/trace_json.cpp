@@ -35,6 +35,7 @@ template <class Tr>
 json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers) {
   json out = json::object();
   out["algorithm"] = trace.algorithm;
+  if (!trace.reference.empty()) out["reference"] = trace.reference;
   json shapes = input_shapes;
   for (auto& field : trace.fields) {
     const std::string& name = field.first;

@@ -530,6 +530,61 @@ V('bahdanau: given weights with 1e300 embeddings (the gates saturate)', bahWeigh
 V('bahdanau: gradients with label_valid_lens 0', withFields(BAH, { labels: [[4, 5, 3], [5, 3, 1]], label_valid_lens: [0, 3], gradients: true }));
 V('bahdanau: training with lr 0, one example of one word', withFields(BAH_TRAIN, { 'train.lr': 0, 'train.n_examples': 1, 'train.max_len': 1 }));
 
+// ---- mla (DeepSeek's latent attention; helper modern-b): B = 1, L = 3, d_model = 2, H = 1, C = 2, n = 1, r = 2, v = 1 ----
+const MLA = {
+  algorithm: 'mla', x: [[[1, 0], [0, 1], [1, 1]]], num_heads: 1, kv_lora_rank: 2, qk_nope_head_dim: 1, qk_rope_head_dim: 2, v_head_dim: 1,
+  weights: { 'q_proj.weight': [[1, 0], [0, 1], [1, 1]], 'kv_a_proj_with_mqa.weight': [[1, 0], [0, 1], [1, 1], [0.5, -0.5]],
+    'kv_a_layernorm.weight': [1, 1], 'kv_b_proj.weight': [[1, 0], [0, 1]], 'o_proj.weight': [[1], [-1]] },
+};
+B('mla: qk_rope_head_dim odd', withFields(MLA, { qk_rope_head_dim: 3 }), 'qk_rope_head_dim');
+B('mla: kv_lora_rank 0', withFields(MLA, { kv_lora_rank: 0 }), 'kv_lora_rank');
+B('mla: num_heads missing', withFields(MLA, { num_heads: undefined }), 'num_heads');
+B('mla: q_lora_rank a string', withFields(MLA, { q_lora_rank: 'x' }), 'q_lora_rank');
+B('mla: kv_b_proj.weight rows differ from H (n + v)', withFields(MLA, { weights: { ...MLA.weights, 'kv_b_proj.weight': [[1, 0]] } }), 'weights.kv_b_proj.weight');
+B('mla: q_a_proj.weight given without q_lora_rank', withFields(MLA, { weights: { ...MLA.weights, 'q_a_proj.weight': [[1, 0]] } }), 'weights.q_a_proj.weight');
+B('mla: x not (B, L, d_model)', withFields(MLA, { x: [[1, 0]] }), 'x[0][0]');
+V('mla: x of 1e150 (RMSNorm scales the latent back; the scores stay finite)', withFields(MLA, { x: [[[1e150, 0], [0, 1e150], [1e150, 1e150]]], weights: { ...MLA.weights, 'q_proj.weight': [[1e-150, 0], [0, 1e-150], [1e-150, 1e-150]], 'o_proj.weight': [[1e-150], [-1e-150]] } }));
+
+// ---- decode (KV cache; helper modern-b): B = 1, L = 4, H = 2, H_kv = 1, E = 2, D = 1 ----
+const DEC = {
+  algorithm: 'decode', q: [[[[1, 0], [0, 1]], [[0, 1], [1, 1]], [[1, 1], [1, 0]], [[0.5, 0], [0, 0.5]]]],
+  k: [[[[1, 0]], [[0, 1]], [[1, 1]], [[0.5, -0.5]]]], v: [[[[1]], [[2]], [[3]], [[4]]]], prompt: 2,
+};
+B('decode: prompt 0', withFields(DEC, { prompt: 0 }), 'prompt');
+B('decode: prompt beyond L', withFields(DEC, { prompt: 5 }), 'prompt');
+B('decode: cache.window 0', withFields(DEC, { cache: { window: 0 } }), 'cache.window');
+B('decode: cache.sinks beyond the window', withFields(DEC, { cache: { window: 2, sinks: 3 } }), 'cache.sinks');
+B('decode: cache not an object', withFields(DEC, { cache: 3 }), 'cache');
+B('decode: rope.positions neither a list nor "cache"', withFields(DEC, { rope: { positions: 'tokens' } }), 'rope.positions');
+B('decode: rope.positions_q (one position per token)', withFields(DEC, { rope: { positions_q: [0, 1, 2, 3] } }), 'rope.positions_q');
+B('decode: a mask (the cache is the mask)', withFields(DEC, { mask: { kind: 'causal' } }), 'mask.kind');
+B('decode: k shorter than q', withFields(DEC, { k: [[[[1, 0]], [[0, 1]], [[1, 1]]]], v: [[[[1]], [[2]], [[3]]]] }), 'k');
+V('decode: window 1, sinks 1, RoPE in the cache, prompt 1', withFields(DEC, { prompt: 1, cache: { window: 1, sinks: 1 }, rope: { positions: 'cache' } }));
+
+// ---- "reference" modes and mask.align (issue 17) ----
+const FULL_LQ3 = { ...clone(FULL), q: [[[[1, 0]], [[0, 1]], [[1, 1]]]], k: [[[[1, 0]], [[0, 1]]]], v: [[[[1, 2]], [[3, 4]]]] };
+const LSH_REF = { ...clone(LSH), reference: 'reformer-pytorch' };
+B('reference: full has no modes', withFields(FULL, { reference: 'performer-pytorch' }), 'reference');
+B('reference: linear, an unknown library', withFields(LINEAR, { reference: 'pytorch' }), 'reference');
+B('reference: performer, not a string', withFields(PERFORMER, { reference: 5 }), 'reference');
+B('reference: informer-mix on nadaraya_watson', withFields(NW, { reference: 'informer-mix' }), 'reference');
+B('reference: fast-transformers has no softmax_qk', withFields(LINEAR, { reference: 'fast-transformers', feature_map: 'softmax_qk' }), 'feature_map');
+B('reference: fast-transformers causal with L_Q > L_K', withFields(FULL_LQ3, { algorithm: 'linear', feature_map: 'elu1', reference: 'fast-transformers', mask: { kind: 'causal' } }), 'q');
+B('reference: performer-pytorch causal with L_Q > L_K', withFields(FULL_LQ3, { algorithm: 'performer', projection: [[1, 0], [0, 1]], reference: 'performer-pytorch', mask: { kind: 'causal' } }), 'q');
+B('reference: reformer-pytorch, L not divisible by n_buckets', withFields(LSH_REF, { n_buckets: 4, q: [[[[1, 0]], [[0, 1]], [[-1, 0.5]], [[2, 2]], [[1, 1]], [[0, 2]]]], v: [[[[1, 2]], [[3, 4]], [[5, 6]], [[7, 8]], [[1, 1]], [[2, 2]]]] }), 'n_buckets');
+B('reference: attend_across_buckets without reformer-pytorch', withFields(LSH, { attend_across_buckets: false }), 'attend_across_buckets');
+B('reference: attend_across_buckets not a boolean', withFields(LSH_REF, { attend_across_buckets: 'no' }), 'attend_across_buckets');
+B('reference: informer-mix refuses squeeze_bug', withFields(MULTIHEAD, { reference: 'informer-mix', inner: 'prob', factor: 1, squeeze_bug: true }), 'squeeze_bug');
+B('mask.align: unknown value', withFields(FULL, { mask: { kind: 'causal', align: 'center' } }), 'mask.align');
+B('mask.align: bottom_right on prob', withFields(PROB, { mask: { kind: 'causal', align: 'bottom_right' } }), 'mask.align');
+B('mask.align: bottom_right with atrous', withFields(FULL, { mask: { kind: 'atrous', dilation: 2, align: 'bottom_right' } }), 'mask.align');
+B('mask.align: bottom_right with a finite fill', withFields(FULL, { mask: { kind: 'causal', align: 'bottom_right', fill: -1e9 } }), 'mask.fill');
+V('reference: performer-pytorch with inputs of 1e3 (the stabiliser keeps exp finite)', withFields(PERFORMER, { reference: 'performer-pytorch', q: [[[[1e3, 0]], [[0, 1e3]]]], k: [[[[1e3, 0]], [[0, 1e3]], [[1e3, 1e3]]]] }));
+V('reference: fast-transformers relu with no common feature (denominator eps only)', withFields(LINEAR, { reference: 'fast-transformers', feature_map: 'relu', q: [[[[-1, -1]], [[-2, -1]]]] }));
+V('mask.align: bottom_right causal, L_Q > L_K (rows with no key are zeros)', withFields(FULL_LQ3, { mask: { kind: 'causal', align: 'bottom_right' } }));
+V('mask.align: bottom_right local window 0 on flash', withFields(FLASH, { mask: { kind: 'local', window: 0, align: 'bottom_right' } }));
+V('reference: reformer-pytorch, one bucket per chunk, no duplicates', withFields(LSH_REF, { allow_duplicate_attention: false, attend_across_buckets: false }));
+
 const names = new Set();
 for (const c of [...bad, ...valid]) {
   if (names.has(c.name)) throw new Error(`duplicate case name: ${c.name}`);

@@ -146,3 +146,24 @@ TEST_CASE("diff: errors name their field") {
   s["depth"] = 0;
   CHECK_THAT(error_of(s), StartsWith("depth"));
 }
+
+// modern-b (issue 16): the noise-cancelling preset, by hand.
+TEST_CASE("diff: common-mode noise cancels (diff-noise-cancel), lambda from unilm's vectors") {
+  const json t = run_preset("diff-noise-cancel");
+  // map 1: softmax([0, 0, 2, 0, 3, 3]), map 2: softmax([0, 0, 0, 0, 3, 3]); lambda = e^0.3 - e^0.1 + 0.6
+  const double e2 = std::exp(2.0), e3 = std::exp(3.0);
+  const double z1 = 3 + e2 + 2 * e3, z2 = 4 + 2 * e3;
+  const double lambda = std::exp(0.3) - std::exp(0.1) + 0.6;
+  CHECK(t["lambda"].get<double>() == Approx(lambda).epsilon(1e-15));
+  CHECK(lambda == Approx(0.8447).margin(1e-4));
+  const double signal = e2 / z1 - lambda / z2, noise = e3 / z1 - lambda * e3 / z2;
+  CHECK(at(t["weights"], {0, 0, 0, 2}) == Approx(signal).epsilon(1e-13));
+  CHECK(at(t["weights"], {0, 0, 0, 4}) == Approx(noise).epsilon(1e-13));
+  CHECK(at(t["weights1"], {0, 0, 0, 4}) == Approx(0.397).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 4}) == Approx(0.013).margin(5e-4));
+  CHECK(at(t["weights"], {0, 0, 0, 2}) == Approx(0.127).margin(5e-4));
+  // the noise keys weighed 2.7x the signal in map 1, 0.1x after the subtraction
+  CHECK(at(t["weights1"], {0, 0, 0, 4}) > 2.5 * at(t["weights1"], {0, 0, 0, 2}));
+  CHECK(at(t["weights"], {0, 0, 0, 4}) < 0.15 * at(t["weights"], {0, 0, 0, 2}));
+  CHECK(at(t["context"], {0, 0, 0, 1}) == Approx(signal).epsilon(1e-13));
+}

@@ -10,11 +10,12 @@ import { wasm, nativeCli } from './helpers.mjs';
 /** The float numbers of a typed trace: its Float64Array tensors and the numbers of its groups. */
 function numbers(trace) {
   let n = 0;
-  const leaves = (v) => (typeof v === 'number' && !Number.isInteger(v) ? 1 : Array.isArray(v) || (v && typeof v === 'object')
-    ? Object.values(v).reduce((a, x) => a + leaves(x), 0) : 0);
+  // every: a group of float tensors only (mla's drawn state_dict, whose RMSNorm weights are ones)
+  const leaves = (v, every) => (typeof v === 'number' && (every || !Number.isInteger(v)) ? 1 : Array.isArray(v) || (v && typeof v === 'object')
+    ? Object.values(v).reduce((a, x) => a + leaves(x, every), 0) : 0);
   for (const [key, v] of Object.entries(trace)) {
     if (v?.data instanceof Float64Array) n += v.data.length;
-    else if (v && typeof v === 'object' && !Array.isArray(v) && !['shapes', 'cost'].includes(key)) n += leaves(v);
+    else if (v && typeof v === 'object' && !Array.isArray(v) && !['shapes', 'cost'].includes(key)) n += leaves(v, key === 'state_dict');
   }
   return n;
 }

@@ -11,7 +11,9 @@ import { axeViolations, openAll, themeAndLang } from './axe.mjs';
 const PRESETS = ['softmax-toy', 'prob-toy', 'sparse-local', 'performer-orthogonal', 'linformer-k4', 'd2l-positional-encoding',
   'd2l-nadaraya-watson', 'flash-toy', 'diff-toy',
   // issue 14 item 6: multihead's grids and weights, additive's weights, linear's disabled scale
-  'tslib-shape-chain', 'd2l-additive', 'linear-elu1'];
+  'tslib-shape-chain', 'd2l-additive', 'linear-elu1',
+  // issue 16 (modern-b): mla's cache tables, diff's two maps, decode's step view
+  'mla-toy', 'diff-noise-cancel', 'decode-sinks'];
 const STATES = [['light', 'en', 1400], ['dark', 'zh', 390]];
 
 let browser, page, base, problems;

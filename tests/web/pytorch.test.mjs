@@ -34,7 +34,9 @@ const snippet = () => page.evaluate(async () => {
   const blob = await el.export('pytorch');
   const t = el.trace;
   const main = ['context', 'output', 'y_hat', 'P'].find((f) => t[f] !== undefined);
-  return { type: blob.type, text: await blob.text(), main, expected: t[main], algorithm: t.algorithm };
+  // bahdanau with train: the loss curve and the held-out example's weights must match too (issue 17)
+  const also = t.loss !== undefined && t.heldout_weights !== undefined ? { loss: t.loss, heldout_weights: t.heldout_weights } : undefined;
+  return { type: blob.type, text: await blob.text(), main, expected: t[main], also, algorithm: t.algorithm };
 });
 
 /** What el.export('pytorch') rejects with. */
@@ -76,6 +78,26 @@ function edits(presets) {
     'pooling-max-stride-2': { ...p('pooling-max'), kernel: 3, stride: 2 },
     'bahdanau-seed4-valid-lens': { ...p('bahdanau-enc-valid-lens'), seed: 4, enc_valid_lens: [1, 3, 0, 7] },
     'positional-base-100': { algorithm: 'positional_encoding', num_steps: 9, encoding_dim: 6, base: 100 },
+    // issue 15: seeded draws (SPEC §2), written out as the numbers the core draws
+    'full-drawn-qkv': { algorithm: 'full', q: { shape: [2, 5, 2, 3], random: 'normal', seed: 1 },
+      k: { shape: [2, 6, 2, 3], random: 'uniform', seed: 2, scale: 2 }, v: { shape: [2, 6, 2, 4], random: 'normal', seed: 3, scale: 0.5 } },
+    'additive-drawn-weights': { ...p('d2l-additive'), weights: { W_q: { shape: [8, 20], random: 'uniform', seed: 4 },
+      W_k: { shape: [8, 2], random: 'normal', seed: 5 }, w_v: { shape: [8], random: 'normal', seed: 6 } } },
+    // issue 17: the libraries a scenario names, each snippet running that library's own code
+    'performer-pytorch': { ...p('performer-iid'), reference: 'performer-pytorch' },
+    'performer-pytorch-causal-seed2': { ...p('performer-iid'), seed: 2, reference: 'performer-pytorch', mask: { kind: 'causal' } },
+    'linear-fast-transformers-elu1': { ...p('linear-elu1'), reference: 'fast-transformers' },
+    'linear-fast-transformers-relu-causal': { ...p('linear-relu-zero'), reference: 'fast-transformers', mask: { kind: 'causal' } },
+    'linear-performer-pytorch-causal': { ...p('linear-softmax-qk'), reference: 'performer-pytorch', mask: { kind: 'causal' } },
+    'linear-performer-pytorch-lq5-lk3': { algorithm: 'linear', ...qkv(2, 5, 3, 2, 3, 2, 81), feature_map: 'softmax_qk', reference: 'performer-pytorch' },
+    'full-bottom-right-causal-lq3-lk6': { algorithm: 'full', ...qkv(2, 3, 6, 2, 3, 2, 61), mask: { kind: 'causal', align: 'bottom_right' } },
+    'flash-bottom-right-local-lq6-lk4': { algorithm: 'flash', ...qkv(1, 6, 4, 2, 3, 2, 71), mask: { kind: 'local', window: 1, align: 'bottom_right' } },
+    'multihead-informer-mix-prob': { ...p('informer-prob-layer'), reference: 'informer-mix' },
+    'multihead-informer-mix-full-causal': { algorithm: 'multihead', queries: tensor([2, 4, 6], 91), keys: tensor([2, 4, 6], 92), values: tensor([2, 4, 6], 93),
+      num_heads: 3, num_hiddens: 6, bias: true, mask: { kind: 'causal' }, reference: 'informer-mix' },
+    'lsh-reformer-pytorch': { ...p('lsh-4-buckets'), reference: 'reformer-pytorch' },
+    'lsh-reformer-within-buckets-no-duplicates': { ...p('lsh-8-rounds'), n_hashes: 3, reference: 'reformer-pytorch', attend_across_buckets: false },
+    'nadaraya-d2l-en-trained': { ...p('d2l-nadaraya-watson'), dataset: { n_train: 20, seed: 3 }, reference: 'd2l-en', train: { epochs: 3, lr: 0.5 } },
   };
 }
 
@@ -90,13 +112,12 @@ test('every preset and edited scenarios: the snippet run by python equals the tr
     assert.match(s.text, /torch\.set_default_dtype\(torch\.float64\)/, name);
     assert.match(s.text, new RegExp(`^print\\(${s.main}\\)$`, 'm'), `${name}: prints ${s.main}`);
     fs.writeFileSync(path.join(dir, `${name}.py`), s.text);
-    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ main: s.main, expected: s.expected }));
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ main: s.main, expected: s.expected, also: s.also }));
     cases.push(name);
   };
   try {
     for (const preset of presets) {
-      // every algorithm has a snippet (its module's builder), but bahdanau's training
-      if (preset.scenario.train !== undefined && preset.scenario.algorithm === 'bahdanau') continue;
+      // every algorithm has a snippet (its module's builder); bahdanau's training too (issue 17)
       await openUrl(page, `${base}#preset=${preset.name}`);
       write(`preset-${preset.name}`, await snippet());
     }
@@ -130,12 +151,14 @@ test('every preset and edited scenarios: the snippet run by python equals the tr
   assert.deepEqual(problems, []);
 });
 
-test('not available: bahdanau with train rejects saying so; a scenario with an error rejects', async () => {
+test('bahdanau with train is copied (train_seq2seq, the task written out); a scenario with an error rejects', async () => {
   await openUrl(page, `${base}#preset=bahdanau-train-reverse-quick`);
-  let e = await rejected();
-  assert.equal(e?.field, 'kind');
-  assert.match(e.message, /copy as PyTorch is not available for bahdanau with "train" yet/);
+  const s = await snippet();
+  assert.match(s.text, /^class SplitMix64:$/m, 'the task\'s generator is written out');
+  assert.match(s.text, /train_seq2seq\(net, minibatches/, 'd2l\'s training loop');
+  assert.ok(s.also?.loss?.length > 0, 'the trace has a loss curve to compare');
   await openUrl(page, `${base}#preset=softmax-toy`);
+  let e;
   // a scenario the core refuses: the trace shown is the earlier one's, the snippet is refused
   await page.evaluate(() => document.querySelector('attention-playground').setScenario({ algorithm: 'full', q: [[[[1, 2]]]], k: [[[[1]]]], v: [[[[1]]]] }));
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('.stale-note:not([hidden])'));

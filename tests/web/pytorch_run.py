@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs "copy as PyTorch" snippets (tests/web/pytorch.test.mjs): for each NAME.py in the folder given,
 execs it in a fresh namespace (its prints captured), reads the variable NAME.json names ("main") and
-prints, one JSON line per snippet, the max abs difference from the trace's values ("expected")."""
+prints, one JSON line per snippet, the max abs difference from the trace's values ("expected"), and
+from any further fields NAME.json lists under "also" ({variable: the trace's values})."""
 import contextlib
 import io
 import json
@@ -38,6 +39,12 @@ for name in sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".py")):
             result["error"] = f"shape {tuple(got.shape)}, the trace's {tuple(expected.shape)}"
         else:
             d = (got - expected).abs().max().item() if got.numel() else 0.0
+            for extra, value in (want.get("also") or {}).items():  # further trace fields the snippet leaves
+                other = torch.as_tensor(namespace[extra], dtype=torch.float64).detach()
+                value = torch.tensor(value, dtype=torch.float64)
+                if tuple(other.shape) != tuple(value.shape):
+                    raise ValueError(f"{extra}: shape {tuple(other.shape)}, the trace's {tuple(value.shape)}")
+                d = max(d, (other - value).abs().max().item() if other.numel() else 0.0)
             result["max_abs_diff"] = d if math.isfinite(d) else str(d)
     except Exception:
         result["error"] = traceback.format_exc(limit=3)

@@ -6,10 +6,8 @@ import { isCancelled } from './worker/cancel';
 import type { Engine, Outcome, Scenario, Trace } from './engine/compute';
 import { h } from './dom';
 import { df } from './i18n-d2l';
-import {
-  COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats,
-  type ComplexityParams, type Measured, type ScaleParams, type ScaleStats, type Session,
-} from './state';
+import { type Session } from './state';
+import { COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats, type ComplexityParams, type Measured, type ScaleParams, type ScaleStats } from './state/chapter';
 import { runBatch, type BatchHandle } from './worker/sweep';
 import type { Lang } from './i18n';
 import { bahdanauView, trainProgress } from './views/bahdanau';

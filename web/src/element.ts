@@ -410,6 +410,8 @@ export class AttentionPlayground extends HTMLElement {
         if (trace) {
           const stepCost = own?.cost === 'step' ? this.#view('chapter') : null;  // Bahdanau's: chapter.ts
           nodes.push(lazyPart('cost', () => (stepCost && this.#chapter ? this.#chapter.costLine(trace, lang) : costLine(trace, lang))), lazyPart('warnings', () => warningList(trace, lang)));
+          // a library chosen (reference, mask.align): its distance from SPEC's formulas (issue 17)
+          if (session.spec !== null) nodes.push(lazyPart('reference', () => this.#view('reference')?.referenceLine(session.traced, trace, session.spec, lang) ?? null));
           // an algorithm's own flow once its chunk is there (its maps without the operations until then)
           const steps = own?.flow ? this.#host.need(own.flow) ?? [] : undefined;
           nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#formulas() })));

@@ -4,7 +4,9 @@
 // theme. Messages from window.parent only:
 //   in   {type: "setScenario", scenario}  {type: "setPreset", name}  {type: "getTrace", id}
 //   out  {type: "ready"} once; {type: "trace", trace} after each recompute;
-//        {type: "trace", id, trace} in answer to getTrace; {type: "error", field, message}
+//        {type: "trace", id, trace} in answer to getTrace; {type: "error", field, message};
+//        {type: "resize", height} whenever the content's height changes (CSS pixels; the host may
+//        set the frame's height to it: docs/embedding.md)
 // Any other message is ignored. Everything from the URL or a message is data: it goes to the
 // element's setScenario / attributes, never into markup or code.
 // The element comes from dist/attention-playground.js, loaded by embed.html before this script: the
@@ -15,7 +17,7 @@ import type { AttentionPlayground } from './element';
 export const MAX_SCENARIO = 2 * 1024 * 1024;
 
 type Out = { type: 'ready' } | { type: 'trace'; trace: unknown; id?: string | number }
-  | { type: 'error'; field: string; message: string };
+  | { type: 'error'; field: string; message: string } | { type: 'resize'; height: number };
 
 const isPlain = (x: unknown): x is Record<string, unknown> => {
   if (x === null || typeof x !== 'object' || Array.isArray(x)) return false;
@@ -100,6 +102,34 @@ window.addEventListener('message', (e) => {
 });
 
 document.body.append(el);
+
+// Every section drawn at once (issue 15, the blank-iframe report): the element leaves its results'
+// sections below the screen unrendered until scrolled to (`content-visibility: auto`, styles.css).
+// In a frame on another origin "the screen" is the host page's viewport: the sections below it were
+// 260 px placeholders, blank in a capture of the host page, and the frame grew as the reader
+// scrolled (prob-toy: 2,519 px at first, 4,066 px once read). Here they are rendered whole, so the
+// first resize below is the content's true height. A constructable sheet: no CSP hash needed (where
+// a browser has none, the sections paint as the host scrolls).
+const WHOLE = '.panel-results .maps > .flow-step, .panel-results > .dive, .panel-prob .prob-body > * { content-visibility: visible }';
+void customElements.whenDefined('attention-playground').then(() => {
+  const root = el.shadowRoot;
+  if (!root) return;
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(WHOLE);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  } catch { /* no constructable stylesheets */ }
+});
+
+// The content's height (the body's: the frame's own height does not change it, so a host that sizes
+// the frame to it causes no further change), posted once ready and on each change.
+let height = 0;
+new ResizeObserver(() => {
+  const next = Math.ceil(document.body.getBoundingClientRect().height);
+  if (next === height) return;
+  height = next;
+  post({ type: 'resize', height });
+}).observe(document.body);
 void customElements.whenDefined('attention-playground').then(() => el.ready).then(() => {
   const wanted = params.get('preset');
   const pending = outbox ?? [];

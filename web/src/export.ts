@@ -13,6 +13,7 @@ import { cellScale, type ColorKind, type HeatmapOptions } from './views/heatmap'
 import { textColorOf } from './views/colors';
 import { anyMasked, rangeText, spanOf } from './views/legend';
 import { contextSpec, mapSpec } from './views/results';
+import { written } from './engine/draws';
 
 export const KINDS = ['json', 'csv', 'svg', 'png', 'pytorch'] as const;
 export type ExportKind = (typeof KINDS)[number];
@@ -329,7 +330,7 @@ export async function exportTrace(trace: Trace | null, kind: unknown, field: unk
     // trace is then an earlier scenario's)
     if (!scenario) fail('the scenario has an error (the trace shown is an earlier one\'s): fix it first', 'kind');
     const { pytorchSnippet } = await import('./pytorch');
-    return new Blob([await pytorchSnippet(scenario, trace)], { type: 'text/x-python' });
+    return new Blob([await pytorchSnippet(await written(scenario), trace)], { type: 'text/x-python' });
   }
   if (kind === 'json') return new Blob([JSON.stringify(trace) + '\n'], { type: 'application/json' });
   if (field !== undefined && typeof field !== 'string') fail(`field must be a string, got ${typeof field}`, 'field');

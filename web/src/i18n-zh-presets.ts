@@ -52,4 +52,10 @@ export const PRESET_DESCRIPTIONS_ZH: Record<string, string> = {
   'rope-shift': 'rope-toy 的张量放在位置 100..105 而不是 0..5：q_rotated 和 k_rotated 是不同的向量，但每个分数和权重都与 rope-toy 相同（误差小于 1e-12），因为 q 和 k 的旋转相互抵消，只剩它们的差 (m - n) theta。',
   'alibi-toy': 'Press 等人的 ALiBi，4 个头：头 h 在分数上加 -slope_h |i - j|，斜率为 2^-2、2^-4、2^-6、2^-8（get_slopes）。头 0 主要看近处，头 3 几乎不在乎距离；完全不加位置编码，模型仍然知道每个键有多远。',
   'sink-window': 'StreamingLLM 的缓存写成掩码：每个查询看到最近的 3 个键（Mistral 的滑动窗口），并且始终看到最开始的 2 个词元，即汇点。没有汇点时（sinks 0），softmax 倾注在开头词元上的权重，一旦它们离开窗口就无处可去。',
+  // modern-b (issue 16)
+  'mla-toy': '按玩具尺寸运行 DeepseekV3Attention：d_model = 8，2 个头，kv_lora_rank = 4，qk_nope_head_dim = 2，qk_rope_head_dim = 2，v_head_dim = 2，直接用 q_proj（q_lora_rank 为 null），因果掩码。每个词元缓存 4 + 2 = 6 个数（潜向量和旋转后的 rope 键），多头注意力则要缓存 2 x (2 + 2 + 2) = 12 个数（每个头的键和值）；吸收路径只用潜向量就算出同样的输出。',
+  'diff-noise-cancel': '一个查询，e = 1，缩放 1。图 1 的分数 [0, 0, 2, 0, 3, 3]：键 2 是信号，键 4 和 5 是噪声，图 2 只看到同样的噪声（分数 [0, 0, 0, 0, 3, 3]）。图 1 给噪声各 0.397、给信号 0.146；图 2 给噪声各 0.455。按 unilm 的向量 lambda = exp(0.3 x 1) - exp(0.1 x 1) + 0.6 = 0.845；相减后信号剩 0.127，噪声各剩 0.013，所以上下文（v 为 [1, 0]，键 2 为 [0, 1]）从 [0.854, 0.146] 变为 [0.028, 0.127]。',
+  'mla-q-lora': 'DeepSeek-V2 的完整结构，玩具尺寸：q = q_b_proj(RMSNorm(q_a_proj x))，q_lora_rank = 6；kv_lora_rank = 4，qk_nope_head_dim = 4，qk_rope_head_dim = 4，v_head_dim = 4，4 个头，因果掩码。每个词元缓存 4 + 4 = 8 个数，多头注意力则要 4 x (4 + 4 + 4) = 48 个。',
+  'decode-toy': '前 4 个位置一次处理（预填充，因果），然后位置 4..7 逐个处理：每一步把自己的键和值追加到缓存，并用查询对整个缓存做注意力。每一步的权重行等于完整因果注意力的第 i 行（最大差异小于 1e-15），缓存每步增长一个词元。两个查询头共用一个键值头（MQA）：每个词元缓存 1 x (2 + 2) 个数。',
+  'decode-sinks': '缓存保留前 2 个词元（注意力汇点）和最近 4 个：从位置 6 起，每一步逐出一个词元，所以无论文本多长缓存都保持 6 个词元。键按词元原来的位置旋转，所以每一步都等于汇点掩码 {window 4, sinks 2} 下的完整注意力。',
 };

@@ -14,6 +14,7 @@ const LOADERS = {
   link: () => import('./link'), // #z= links: deflate-raw and base64url
   formulas: () => import('./views/step-formulas'), // the flow steps' formulas (KaTeX), after the first trace
   undo: () => import('./undo'), // undo, redo, Back and Forward, the grids' paste and drop: after the first trace
+  reference: () => import('./views/reference'), // a library's distance from SPEC's formulas (issue 17)
 } as const;
 
 export type LazyName = keyof typeof LOADERS;

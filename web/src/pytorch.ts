@@ -20,6 +20,10 @@ import D2L_SEQ2SEQ_PY from '../../tests/fixtures/reference/d2l_seq2seq.py?raw';
 import PERFORMER_PY from '../../tests/fixtures/reference/performer.py?raw';
 import PLAYGROUND_PY from '../../tests/fixtures/reference/playground.py?raw';
 import MODERN_PY from '../../tests/fixtures/reference/modern.py?raw';
+import DEEPSEEK_MLA_PY from '../../tests/fixtures/reference/deepseek_mla.py?raw';  // modern-b (issue 16)
+import DECODE_PY from '../../tests/fixtures/reference/decode.py?raw';  // modern-b (issue 16)
+// issue 17: the libraries a scenario may name (`reference`, mask.align), restated (upstream cited there)
+import LIBRARIES_PY from '../../tests/fixtures/reference/libraries.py?raw';
 
 type Json = unknown;
 type Dict = Record<string, Json>;
@@ -615,34 +619,89 @@ export function diffSnippet(scn: Dict, trace: Dict): Snippet {
 const D2L_SEQ2SEQ = `# d2l (zh), chapter "Bahdanau 注意力" and its seq2seq chapter (tests/fixtures/reference/d2l_seq2seq.py)
 ` + snippet(D2L_SEQ2SEQ_PY, 'd2l_seq2seq') + "\n";
 
+const D2L_SEQ2SEQ_TRAIN = `
+# d2l (zh), its seq2seq chapter's loss, training loop and prediction (tests/fixtures/reference/d2l_seq2seq.py)
+` + snippet(D2L_SEQ2SEQ_PY, 'd2l_seq2seq_train') + "\n";
+
+/** Current d2l-en's state_dict says the encoder's GRU encoder.rnn.rnn.* (issue 17): d2l-zh's names. */
+const d2lZhNames = (w: Dict): Dict => Object.fromEntries(Object.entries(w).map(([k, v]) => [k.replace(/^encoder\.rnn\.rnn\./, 'encoder.rnn.'), v]));
+
 export function bahdanauSnippet(scn: Dict, trace: Dict): Snippet {
-  if (scn.train !== undefined) fail('copy as PyTorch is not available for bahdanau with "train" yet (the training is not written out): remove "train" to copy the forward pass');
-  const [V_s, V_t, e, h, L] = ['src_vocab', 'tgt_vocab', 'embed_size', 'num_hiddens', 'num_layers'].map((k) => Number(scn[k]));
+  const train = scn.train as Dict | undefined;
+  const tw = (trace.trained_weights ?? {}) as Dict;
+  // the sizes: the scenario's, else (defaults, with train) what the trained weights' shapes say
+  const fromWeights = (k: string): number => {
+    const w = d2lZhNames(tw);
+    const dims: Record<string, () => number> = {
+      src_vocab: () => shapeOf(nested(w['encoder.embedding.weight']))[0], tgt_vocab: () => shapeOf(nested(w['decoder.embedding.weight']))[0],
+      embed_size: () => shapeOf(nested(w['encoder.embedding.weight']))[1], num_hiddens: () => shapeOf(nested(w['decoder.dense.weight']))[1],
+      num_layers: () => Object.keys(w).filter((n) => /^encoder\.rnn\.weight_ih_l\d+$/.test(n)).length,
+    };
+    return dims[k]();
+  };
+  const [V_s, V_t, e, h, L] = ['src_vocab', 'tgt_vocab', 'embed_size', 'num_hiddens', 'num_layers'].map((k) =>
+    (scn[k] !== undefined ? Number(scn[k]) : train ? fromWeights(k) : Number(scn[k])));
   const state = seq2seqState(V_s, V_t, e, h, L);
-  const given = scn.weights as Dict | undefined;
-  const weights: Record<string, Json> = given ?? seededSeq2seq(Number(scn.seed ?? 0), state, h);
-  const inputs = [assign('X', nested(scn.src), 'long', 'src token ids (B, T_src)'), assign('Y', nested(scn.tgt), 'long', 'tgt token ids (B, T_tgt), teacher forcing'),
-    scn.enc_valid_lens !== undefined ? assign('enc_valid_lens', nested(scn.enc_valid_lens), 'long') : 'enc_valid_lens = None',
-    `src_vocab, tgt_vocab, embed_size, num_hiddens, num_layers = ${V_s}, ${V_t}, ${e}, ${h}, ${L}`,
-    `# the weights in torch's state_dict order${given ? '' : ": torch's default inits as the playground drew them from the seed"}`,
-    'weights = {}'];
-  for (const [name] of state) {
-    if (weights[name] === undefined) fail(`copy as PyTorch needs "weights.${name}"`);
-    inputs.push(`weights[${JSON.stringify(name)}] = ${tensor(weights[name], 'float64', ' '.repeat(name.length + 13))}`);
+  const given = scn.weights !== undefined ? d2lZhNames(scn.weights as Dict) : undefined;
+  const enNames = scn.weights !== undefined && Object.keys(scn.weights as Dict).some((k) => k.startsWith('encoder.rnn.rnn.'));
+  const sizes = `src_vocab, tgt_vocab, embed_size, num_hiddens, num_layers = ${V_s}, ${V_t}, ${e}, ${h}, ${L}`;
+  const weightLines = (weights: Record<string, Json>) => {
+    const lines = [`# the weights in torch's state_dict order${enNames ? " (d2l-zh's names: current d2l-en's encoder.rnn.rnn.* is d2l.GRU holding this nn.GRU)" : ''}`, 'weights = {}'];
+    for (const [name] of state) {
+      if (weights[name] === undefined) fail(`copy as PyTorch needs "weights.${name}"`);
+      lines.push(`weights[${JSON.stringify(name)}] = ${tensor(weights[name], 'float64', ' '.repeat(name.length + 13))}`);
+    }
+    return lines;
+  };
+  const build = ['encoder = Seq2SeqEncoder(src_vocab, embed_size, num_hiddens, num_layers)',
+    'decoder = Seq2SeqAttentionDecoder(tgt_vocab, embed_size, num_hiddens, num_layers)',
+    'net = EncoderDecoder(encoder, decoder)'];
+  const forward = ['net.eval()',
+    'with torch.no_grad():',
+    '    enc_outputs = net.encoder(X, enc_valid_lens)',
+    '    state = net.decoder.init_state(enc_outputs, enc_valid_lens)',
+    '    output, dec_state = net.decoder(Y, state)  # (B, T_tgt, tgt_vocab)',
+    'weights = torch.cat(net.decoder.attention_weights, 1)  # (B, T_tgt, T_src)'];
+  const batch = () => [assign('X', nested(scn.src), 'long', 'src token ids (B, T_src)'), assign('Y', nested(scn.tgt), 'long', 'tgt token ids (B, T_tgt), teacher forcing'),
+    scn.enc_valid_lens !== undefined ? assign('enc_valid_lens', nested(scn.enc_valid_lens), 'long') : 'enc_valid_lens = None'];
+  if (train) {
+    // d2l's train_seq2seq on the task the core draws (SplitMix64, written out in playground.py), then
+    // the held-out example: predicted greedily (heldout_weights) and with teacher forcing (output)
+    const num = (k: string, d: number) => (train[k] !== undefined ? Number(train[k]) : d);
+    const maxLen = num('max_len', 5);
+    const tr = { task: String(train.task ?? 'reverse'), n_examples: num('n_examples', 500), epochs: num('epochs', 20), batch_size: num('batch_size', 32),
+      min_len: num('min_len', Math.min(3, maxLen)), max_len: maxLen, lr: num('lr', 0.01), seed: num('seed', Number(scn.seed ?? 0)) };
+    const inputs = [sizes, `train = dict(task=${JSON.stringify(tr.task)}, n_examples=${tr.n_examples}, epochs=${tr.epochs}, batch_size=${tr.batch_size}, ` +
+      `min_len=${tr.min_len}, max_len=${tr.max_len}, lr=${pyNum(tr.lr)}, seed=${tr.seed})`,
+    ...(given ? weightLines(given as Record<string, Json>) : [`seed = ${Number(scn.seed ?? 0)}  # the weights: torch's default inits, then d2l's xavier_init_weights, drawn from the seed`]),
+    ...(scn.src !== undefined ? batch() : [])];
+    return {
+      source: "d2l's train_seq2seq on the playground's task, then its Seq2SeqAttentionDecoder on the held-out example (Bahdanau attention, dropout 0)",
+      code: [D2L_MASKED_SOFTMAX, D2L_ADDITIVE, '\n\n' + D2L_SEQ2SEQ, D2L_SEQ2SEQ_TRAIN, playground('seq2seq_task')], main: 'output', inputs,
+      run: [...build,
+        given ? 'net.load_state_dict({name: w.reshape(net.state_dict()[name].shape) for name, w in weights.items()})'
+          : 'net.load_state_dict(seeded_state(net, seed, xavier=True))',
+        "minibatches, held = task_data(train, src_vocab)  # each epoch's shuffled minibatches, and the held-out example",
+        "loss = torch.tensor(train_seq2seq(net, minibatches, train['lr'], train['epochs'], {'<bos>': BOS}, 'cpu', init=False))  # per epoch",
+        'print("loss", loss)',
+        "steps = train['max_len'] + 1",
+        'heldout_src, heldout_valid_len, heldout_label, _ = held',
+        "predicted, attention = predict_seq2seq(net, heldout_src[:heldout_valid_len], {'<bos>': BOS, '<eos>': EOS, '<pad>': PAD}, steps, 'cpu', save_attention_weights=True)",
+        'heldout_weights = torch.cat([w[0][0] for w in attention], 0).reshape(len(attention), steps)',
+        'print("predicted", predicted)',
+        ...(scn.src !== undefined ? [] : ['# the held-out example with teacher forcing: <bos> + its label[:-1]',
+          'X, Y = torch.tensor([heldout_src]), torch.tensor([[BOS] + heldout_label[:-1]])', 'enc_valid_lens = torch.tensor([heldout_valid_len])']),
+        ...forward],
+    };
   }
+  const weights: Record<string, Json> = (given as Record<string, Json> | undefined) ?? seededSeq2seq(Number(scn.seed ?? 0), state, h);
+  const inputs = [...batch(), sizes, ...weightLines(weights).map((l, i) => (i === 0 && !given ? `${l}: torch's default inits as the playground drew them from the seed` : l))];
   return {
     source: "d2l's Seq2SeqEncoder and Seq2SeqAttentionDecoder (Bahdanau attention, dropout 0)", code: [D2L_MASKED_SOFTMAX, D2L_ADDITIVE, '\n\n' + D2L_SEQ2SEQ], main: 'output',
     inputs,
-    run: ['encoder = Seq2SeqEncoder(src_vocab, embed_size, num_hiddens, num_layers)',
-      'decoder = Seq2SeqAttentionDecoder(tgt_vocab, embed_size, num_hiddens, num_layers)',
-      'net = EncoderDecoder(encoder, decoder)',
+    run: [...build,
       'net.load_state_dict({name: w.reshape(net.state_dict()[name].shape) for name, w in weights.items()})',
-      'net.eval()',
-      'with torch.no_grad():',
-      '    enc_outputs = net.encoder(X, enc_valid_lens)',
-      '    state = net.decoder.init_state(enc_outputs, enc_valid_lens)',
-      '    output, dec_state = net.decoder(Y, state)  # (B, T_tgt, tgt_vocab)',
-      'weights = torch.cat(net.decoder.attention_weights, 1)  # (B, T_tgt, T_src)'],
+      ...forward],
   };
 }
 
@@ -654,7 +713,7 @@ export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<strin
   const algorithm = String(trace.algorithm ?? scenario.algorithm);
   const builder = algorithmModule(algorithm)?.pytorch;
   if (!builder) fail(`copy as PyTorch is not available for ${algorithm} yet`);
-  const s = (await builder())(scenario, trace);
+  const s = librarySnippet(scenario, trace) ?? (await builder())(scenario, trace);
   const float32 = scenario.dtype === 'float32';
   const lines = [
     `# Attention Playground: "${algorithm}" as PyTorch. The reference: ${s.source}.`,
@@ -673,4 +732,187 @@ export async function pytorchSnippet(scenario: Dict, trace: Dict): Promise<strin
   lines.push("# ---- the scenario's inputs ----", ...s.inputs, '', '# ---- run ----', ...s.run, '',
     `print("${s.main}", tuple(${s.main}.shape))`, `print(${s.main})`);
   return lines.join('\n') + '\n';
+}
+
+// ---- modern-b (issue 16): mla ----
+const DEEPSEEK_MLA = `# MLA as Hugging Face transformers' DeepseekV3Attention computes it (eager) and DeepSeek-V3's absorbed
+# inference path, re-stated in tests/fixtures/reference/deepseek_mla.py (upstream commits and licenses there)
+` + snippet(DEEPSEEK_MLA_PY, 'deepseek_mla') + "\n";
+
+const MLA_WEIGHTS = ['q_a_proj.weight', 'q_a_layernorm.weight', 'q_b_proj.weight', 'q_proj.weight', 'kv_a_proj_with_mqa.weight',
+  'kv_a_layernorm.weight', 'kv_b_proj.weight', 'o_proj.weight'];
+
+export function mlaSnippet(scn: Dict, trace: Dict): Snippet {
+  const given = scn.weights as Dict | undefined;
+  const drawn = trace.state_dict as Dict | undefined;
+  if (!given && !drawn) fail('copy as PyTorch needs the trace\'s "state_dict" (the weights drawn from the seed): run the scenario with "trace": "full"');
+  const W = (given ?? drawn) as Dict;
+  const q = scn.q_lora_rank ?? null;
+  const inputs = [assign('x', scenarioTensor(scn, trace, 'x'), 'float64', '(B, L, d_model)'),
+    `num_heads, q_lora_rank, kv_lora_rank = ${Number(scn.num_heads)}, ${q === null ? 'None' : Number(q)}, ${Number(scn.kv_lora_rank)}`,
+    `qk_nope_head_dim, qk_rope_head_dim, v_head_dim = ${Number(scn.qk_nope_head_dim)}, ${Number(scn.qk_rope_head_dim)}, ${Number(scn.v_head_dim)}`,
+    `# DeepseekV3Attention.state_dict()${given ? '' : ": torch's default Linear inits and RMSNorm ones, as the playground drew them from the seed"}`,
+    'state = {}'];
+  for (const name of MLA_WEIGHTS) {
+    if (W[name] === undefined) continue;
+    inputs.push(`state[${JSON.stringify(name)}] = ${tensor(nested(W[name]) as Json, 'float64', ' '.repeat(name.length + 11))}`);
+  }
+  inputs.push('B, L, d_model = x.shape', 'L_Q = L_K = L', ...maskLines((scn.mask ?? { kind: 'causal' }) as Dict));
+  return {
+    source: "Hugging Face transformers' DeepseekV3Attention (its forward) and DeepSeek-V3's absorbed inference path (attn_impl \"absorb\")",
+    code: [MASK, DEEPSEEK_MLA], inputs, main: 'output',
+    run: ['attn = LatentAttention(d_model, num_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)',
+      'attn.load_state_dict(state)  # DeepseekV3Attention.state_dict() names',
+      ...(scn.scale !== undefined ? [`attn.scaling = ${pyNum(scn.scale as Json)}`] : []),
+      'attention_mask = torch.zeros(B, 1, L, L).masked_fill(~allowed[:, None], fill)  # additive, as the class takes it',
+      'with torch.no_grad():  # RoPE at positions 0..L-1',
+      '    output, attn_weights = latent_attention(attn, x, attention_mask)  # (B, L, d_model), (B, H, L, L)',
+      '    output_absorbed, latent, k_rope = latent_attention_absorbed(attn, x, attention_mask)',
+      'print((output - output_absorbed).abs().max())  # the two paths agree'],
+  };
+}
+
+// ---- modern-b (issue 16): decode ----
+export function decodeSnippet(scn: Dict, trace: Dict): Snippet {
+  const cache = (scn.cache ?? null) as Dict | null, rope = (scn.rope ?? null) as Dict | null;
+  const q = shapeOf(scenarioTensor(scn, trace, 'q'));
+  const inputs = qkv(scn, trace);
+  inputs.push('B, L, H, E = q.shape');
+  inputs.push(scn.scale !== undefined ? `scale = ${pyNum(scn.scale)}` : 'scale = 1.0 / math.sqrt(E)');
+  inputs.push(`prompt = ${Number(trace.prompt ?? scn.prompt ?? Math.max(q[1] - 4, 1))}`,
+    cache ? `window, sinks = ${Number(cache.window)}, ${Number(cache.sinks ?? 0)}  # StreamingLLM: the first sinks + the last window` : 'window, sinks = None, 0  # keep every token',
+    `rope = ${rope ? pyValue(rope) : 'None'}`);
+  return {
+    source: "a KV-cache decoder (Hugging Face's DynamicLayer.update, StreamingLLM's StartRecentKVCache; Llama's repeat_kv and rotary embedding), re-stated in the playground's decode.py and modern.py",
+    code: [snippet(MODERN_PY, 'modern_forms') + '\n\n\n', snippet(DECODE_PY, 'decode') + '\n'], inputs, main: 'context',
+    run: ['# (B, L, H, E) -> (B, H, L, E), the layout the cache keeps',
+      'context, weights, steps = decode(q.permute(0, 2, 1, 3), k.permute(0, 2, 1, 3), v.permute(0, 2, 1, 3), scale, prompt, window, sinks, rope)',
+      'for t, (held, w) in enumerate(steps):',
+      '    print(f"step {t}: position {prompt + t}, the cache holds {held}")',
+      'context = context.permute(0, 2, 1, 3)  # (B, L, H, D)'],
+  };
+}
+
+// ---- the library a scenario names (issue 17, item 3) ----
+//
+// With `reference` (or mask.align "bottom_right") the snippet runs that library's function as
+// tests/fixtures/reference/libraries.py restates it: our code, the same arithmetic (equal to the
+// unmodified upstream function to 1e-9 in float64; its header names repository, commit, path and
+// license). It imports nothing but math, torch and nn; the fixtures run the same lines.
+
+const lib = (name: string) => `${snippet(LIBRARIES_PY, name)}\n`;
+
+/** lucidrains/performer-pytorch's FastAttention.forward (restated), in our (B, L, H, .) layout around it. */
+function performerPytorch(scn: Dict, trace: Dict, inputs: string[], features: string[]): Snippet {
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  return {
+    source: "performer-pytorch (lucidrains): softmax_kernel / no_projection with linear_attention, restated", main: 'context',
+    code: [lib('lib_performer')],
+    inputs: [...qkv(scn, trace), ...inputs],
+    run: ["bhl = lambda x: x.permute(0, 2, 1, 3)  # ours (B, L, H, .) <-> performer-pytorch's (B, H, L, .)", ...features,
+      `context = bhl(${causal ? 'performer_causal' : 'performer_linear'}(phi_q, phi_k, bhl(v)))  # (B, L_Q, H, D)`],
+  };
+}
+
+function fastTransformers(scn: Dict, trace: Dict): Snippet {
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  const fm = String(scn.feature_map ?? 'elu1');
+  return {
+    source: "fast-transformers (idiap): LinearAttention / CausalLinearAttention, restated", main: 'context',
+    code: [lib('lib_fast_transformers')],
+    inputs: qkv(scn, trace),
+    run: [`context = ${causal ? 'fast_transformers_causal' : 'fast_transformers_linear'}(q, k, v, ${JSON.stringify(fm)})  # (B, L_Q, H, D)`],
+  };
+}
+
+function flashAttnRef(scn: Dict, trace: Dict): Snippet {
+  const mask = scn.mask as Dict;
+  const causal = mask.kind === 'causal' || mask.causal === true;
+  const window = mask.kind === 'local' ? `(${pyNum(mask.window)}, ${pyNum(mask.window)})` : '(-1, -1)';
+  const scaled = scn.scale !== undefined;
+  return {
+    source: "flash-attn's attention_ref (its tests: causal and local masks aligned to the last key), restated", main: 'context',
+    code: [lib('lib_flash_attn')],
+    inputs: [...qkv(scn, trace), ...(scaled ? [`scale = ${pyNum(scn.scale)}`] : [])],
+    run: [...(scaled ? ['q = q * (scale * math.sqrt(q.shape[-1]))  # attention_ref scales by 1/sqrt(E): the scenario\'s scale instead'] : []),
+      `context, weights = flash_attention_ref(q, k, v, causal=${causal ? 'True' : 'False'}, window=${window})  # attention_ref(..., upcast=False)`],
+  };
+}
+
+function informerMix(scn: Dict, trace: Dict): Snippet {
+  const mask = (scn.mask ?? { kind: 'none' }) as Dict;
+  const kind = mask.kind ?? 'none';
+  if (kind !== 'none' && kind !== 'causal') fail(`copy as PyTorch: Informer2020's attention takes no mask but its causal one, got "${String(kind)}"`);
+  const W = (scn.weights ?? {}) as Dict;
+  const weight = (n: string) => nested(W[n] ?? fromTrace(trace, n));
+  const bias = (n: string): Json | null => nested(W[n] ?? scn[n] ?? trace[n] ?? null) as Json | null;
+  const prob = scn.inner === 'prob';
+  const inputs = [assign('queries', scenarioTensor(scn, trace, 'queries'), 'float64', '(B, L_Q, d_q)'),
+    assign('keys', scenarioTensor(scn, trace, 'keys'), 'float64', '(B, L_K, d_k)'),
+    assign('values', scenarioTensor(scn, trace, 'values'), 'float64', '(B, L_K, d_v)'), `num_heads = ${Number(scn.num_heads)}`];
+  for (const n of ['W_q', 'W_k', 'W_v', 'W_o']) inputs.push(assign(n, weight(n), 'float64', 'torch Linear layout (out, in)'));
+  for (const n of ['b_q', 'b_k', 'b_v', 'b_o']) inputs.push(bias(n) === null ? `${n} = torch.zeros(W_${n.slice(2)}.shape[0])  # nn.Linear's bias, absent: 0` : assign(n, bias(n)));
+  const scale = scn.scale !== undefined ? pyNum(scn.scale) : 'None';
+  const causal = kind === 'causal' ? 'True' : 'False';
+  const run: string[] = [];
+  if (prob) {
+    inputs.push(assign('sample_index', nested(scn.sample_index ?? fromTrace(trace, 'sample_index')), 'long', `(L_Q, U_part)${scn.sample_index === undefined ? ': drawn from the seed' : ''}: what ProbAttention samples`));
+    run.push(`inner = lambda q, k, v: informer_prob(q, k, v, sample_index, ${causal}, factor=${pyNum(scn.factor ?? 5)}, scale=${scale})`);
+  } else {
+    run.push(`inner = lambda q, k, v: informer_full(q, k, v, ${causal}, scale=${scale})`);
+  }
+  run.push("weights, biases = dict(q=W_q, k=W_k, v=W_v, o=W_o), dict(q=b_q, k=b_k, v=b_v, o=b_o)",
+    'with torch.no_grad():',
+    "    output, heads = informer_layer(queries, keys, values, weights, biases, num_heads, inner, mix=True)  # (B, L_Q, d_model); mix=True: Informer's decoder");
+  return { source: "Informer2020's AttentionLayer(mix=True) (heads and positions mixed before W_o), restated", main: 'output',
+    code: [lib('lib_informer')], inputs, run };
+}
+
+function d2lEnNadaraya(scn: Dict, trace: Dict): Snippet {
+  const base = nadarayaSnippet({ ...scn, train: undefined }, trace);
+  const train = scn.train as Dict | undefined;
+  if (!train) return { ...base, source: `${base.source} (d2l-en changes only the training)` };
+  const kernel = String(scn.kernel ?? 'gaussian');
+  return { ...base, source: "d2l-en 0.17.0's Nadaraya-Watson training (MSELoss / 2), restated",
+    code: [...base.code, `\n\n${lib('lib_d2l_en_nw')}`],
+    inputs: [...base.inputs, `epochs, lr = ${pyNum(train.epochs)}, ${pyNum(train.lr)}`],
+    run: [kernel === 'gaussian' ? 'net = NWGaussianD2lEn(w)  # d2l-en\'s NWKernelRegression' : `net = NWKernel(${kernel === 'epanechnikov' ? 'epanechikov' : kernel})  # another kernel of u = (x - x_i) w in d2l-en's loop`,
+      'with torch.no_grad():', '    net.w.copy_(torch.tensor([w]))',
+      'losses, ws = train_nw_d2l_en_017(net, x_train, y_train, epochs, lr)', 'print("loss per epoch", losses)', 'w = net.w.detach()[0]',
+      ...base.run] };
+}
+
+function reformerLsh(scn: Dict, trace: Dict): Snippet {
+  const rotations = nested(scn.rotations ?? fromTrace(trace, 'rotations'));
+  const [n_hashes, , half] = shapeOf(rotations);
+  return {
+    source: "reformer-pytorch's LSHAttention (lucidrains), restated", main: 'context',
+    code: [lib('lib_reformer')],
+    inputs: [...qkv(scn, trace, ['q', 'v']), assign('rotations', rotations, 'float64', `(n_hashes, E, n_buckets / 2)${scn.rotations === undefined ? ': drawn from the seed' : ''}: what LSHAttention draws`)],
+    run: ['B, L, H, E = q.shape', 'fold = lambda x: x.permute(0, 2, 1, 3).reshape(B * H, L, x.shape[-1])  # ours -> (B*H, L, .): heads as batch items',
+      `out, weights, buckets = reformer_lsh(fold(q), fold(v), rotations, bucket_size=L // ${2 * half}, attend_across_buckets=${scn.attend_across_buckets === false ? 'False' : 'True'}, allow_duplicate_attention=${scn.allow_duplicate_attention === false ? 'False' : 'True'})  # ${n_hashes} rounds`,
+      'context = out.reshape(B, H, L, -1).permute(0, 2, 1, 3)  # (B, L, H, D)'],
+  };
+}
+
+/** The snippet of the library the scenario names, or null (SPEC's formulas: the algorithm's own builder). */
+function librarySnippet(scn: Dict, trace: Dict): Snippet | null {
+  const algorithm = String(trace.algorithm ?? scn.algorithm);
+  const ref = scn.reference;
+  if (((scn.mask ?? {}) as Dict).align === 'bottom_right') return flashAttnRef(scn, trace);
+  if (ref === undefined) return null;
+  const causal = ((scn.mask ?? {}) as Dict).kind === 'causal';
+  if (algorithm === 'performer') {
+    return performerPytorch(scn, trace, [assign('projection', nested(scn.projection ?? fromTrace(trace, 'projection')), 'float64', '(m, E)')],
+      ['phi_q = performer_features(bhl(q), projection, is_query=True)  # softmax_kernel',
+        'phi_k = performer_features(bhl(k), projection, is_query=False)']);
+  }
+  if (algorithm === 'linear' && ref === 'performer-pytorch') {
+    return performerPytorch(scn, trace, [], [`phi_q, phi_k = performer_no_projection(bhl(q), bhl(k), causal=${causal ? 'True' : 'False'})  # FastAttention(no_projection=True)`]);
+  }
+  if (algorithm === 'linear') return fastTransformers(scn, trace);
+  if (algorithm === 'multihead') return informerMix(scn, trace);
+  if (algorithm === 'nadaraya_watson') return d2lEnNadaraya(scn, trace);
+  if (algorithm === 'lsh') return reformerLsh(scn, trace);
+  return null;
 }

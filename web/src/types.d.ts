@@ -39,6 +39,8 @@ declare module '*/wasm/attnplay.mjs' {
     /** The scenario's estimate from its shapes (tensors may be {shape} without data); throws as run() does. */
     estimate(scenario: object): EstimateRecord;
     presets(): PresetRecord[];
+    /** A seeded draw's numbers (SPEC §2) as the core's readers draw them; throws naming `field`'s keys. */
+    draw(spec: object, field?: string): { shape: number[]; data: Float64Array };
     /** The registry's entries (a core built before the registry lists bare names). */
     algorithms(): (AlgorithmRecord | string)[];
   }
@@ -57,6 +59,7 @@ declare module '*/wasm/nested.mjs' {
   export function nested(value: unknown): unknown;
   export function fromNested(value: unknown): TypedTensor | null;
   export function shapeOf(value: unknown): number[];
+  export function isDraw(value: unknown): value is { shape: number[]; random: string; seed?: number; scale?: number };
 }
 
 /** Emscripten's factory of the first-load module (CMakeLists.txt: attnplay_first). */

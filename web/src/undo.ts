@@ -29,6 +29,8 @@ export class Undo {
   /** Marks this load's browser entries (an entry of an earlier load is read from its hash). */
   readonly #id = Math.random().toString(36).slice(2);
   readonly #host: UndoHost;
+  /** The browser entry of the last edit, pushed in a task of its own (record). */
+  #pending: { mark: Mark; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(host: UndoHost, queued: readonly Recorded[]) {
     this.#host = host;
@@ -69,12 +71,28 @@ export class Undo {
   /** A new entry of the history is a new browser entry too (index.html). */
   record(r: Recorded): void {
     if (!r.edit) this.#history.replace(r.snap);
-    else if (this.#history.record(r.snap, r.key, r.time)) this.#host.url?.entry(this.#mark());
+    else if (this.#history.record(r.snap, r.key, r.time) && this.#host.url) {
+      // pushState costs milliseconds: in a task of its own, after the edit is drawn (its hash is
+      // written after it, url-sync.ts); a step or the next entry pushes one still waiting first
+      this.#flush();
+      const mark = this.#mark();
+      this.#pending = { mark, timer: setTimeout(() => this.#flush(), 0) };
+    }
+  }
+
+  /** Pushes the browser entry still waiting, if any. */
+  #flush(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = null;
+    clearTimeout(pending.timer);
+    this.#host.url?.entry(pending.mark);
   }
 
   /** Undo (-1) or redo (+1); on index.html through the browser's history (Back, Forward). */
   step(step: number): void {
     if (!this.#history.can(step)) return;
+    this.#flush();
     if (this.#host.url && (history.state as Mark | null)?.attnplay?.id === this.#id) {
       history.go(step);  // popstate restores the entry
       return;

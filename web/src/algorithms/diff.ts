@@ -2,7 +2,7 @@
 // k, the second subtracted with weight lambda; weights may be negative (the heatmap's diverging scale).
 import type { Prop } from '../state/props';
 import { shapeOf } from '../format';
-import { flow, isAlg, snippet, type PageAlgorithm } from './module';
+import { flow, isAlg, snippet, view, type PageAlgorithm } from './module';
 
 const props: Prop[] = [
   { key: 'lambda', kind: 'number', panel: 'options', label: { en: 'λ (weight of the second map)', zh: 'λ（第二个注意力图的权重）' },
@@ -21,6 +21,9 @@ export default {
   props,
   maps: { weights: { en: 'weights = weights1 − λ weights2 (may be negative): L_Q × L_K', zh: '权重 = weights1 − λ weights2（可为负）：L_Q × L_K' },
     weightsCaption: { en: 'each row sums to 1 − λ (0 with no allowed key)', zh: '每行之和为 1 − λ（没有可关注的键时为 0）' } },
+  // modern-b (issue 16): the two maps and lambda (views/diff.ts, lazy)
+  view: view(() => import('../views/diff'), (m, host, trace) =>
+    m && m.diffView({ trace, scenario: host.session.scenario, b: host.session.b, h: host.session.h, lang: host.lang })),
   flow: flow('diff'),
   pytorch: snippet('diffSnippet'),
 } satisfies PageAlgorithm;

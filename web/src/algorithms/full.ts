@@ -9,6 +9,7 @@ import { isAlg, maskKind, view, snippet, type PageAlgorithm, type ViewHost } fro
 // Today's models' forms (issue 16), on full and flash (one row each: keys are unique in the table).
 // GQA/MQA is k's and v's head count (the grids; q's H alone changes while k's heads divide it).
 const modern = isAlg('full', 'flash');
+const roped = isAlg('full', 'flash', 'decode');  // modern-b: decode takes rope too
 /** The scenario uses a form views/modern.ts shows (checked without loading it). */
 const hasForms = (host: ViewHost) => {
   const s = host.session.scenario;
@@ -22,9 +23,14 @@ const props: Prop[] = [
   { key: 'alibi', kind: 'bool', panel: 'options', label: { en: 'ALiBi', zh: 'ALiBi' }, applies: modern, optional: true, default: false,
     help: { en: 'scores − slope_h |i − j|', zh: '分数 − slope_h |i − j|' } },
   { key: 'rope.style', kind: 'enum', panel: 'options', label: { en: 'RoPE style', zh: 'RoPE 风格' }, options: () => ['half', 'interleaved'],
-    applies: (s) => modern(s) && !!s.rope, optional: true, default: 'half' },
+    applies: (s) => roped(s) && !!s.rope, optional: true, default: 'half' },
   { key: 'rope.base', kind: 'number', panel: 'options', label: { en: 'RoPE base', zh: 'RoPE base' },
-    applies: (s) => modern(s) && !!s.rope, optional: true, default: 10000 },
+    applies: (s) => roped(s) && !!s.rope, optional: true, default: 10000 },
+  // flash-attn >= 2.1 aligns causal and local masks to the last key (issue 17); flash's too (one row for both)
+  { key: 'mask.align', kind: 'enum', panel: 'mask', label: { en: 'align (L_Q ≠ L_K)', zh: '对齐（L_Q ≠ L_K）' },
+    options: () => ['top_left', 'bottom_right'], optional: true, default: 'top_left',
+    applies: (s) => isAlg('full', 'flash')(s) && ['causal', 'local'].includes(maskKind(s)),
+    help: { en: 'bottom_right: i at i + L_K − L_Q (flash-attn)', zh: 'bottom_right：i 位于 i + L_K − L_Q（flash-attn）' } },
 ];
 
 export default {

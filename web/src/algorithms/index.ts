@@ -16,10 +16,13 @@ import linformer from './linformer';
 import lsh from './lsh';
 import pooling from './pooling';
 import diff from './diff';
+import mla from './mla';  // modern-b (issue 16)
+import decode from './decode';  // modern-b (issue 16)
 import { register, type PageAlgorithm } from './module';
 
 export const PAGE_ALGORITHMS: readonly PageAlgorithm[] = [full, flash, additive, nadaraya_watson, positional_encoding, prob,
-  multihead, bahdanau, linear, performer, linformer, lsh, pooling, diff];
+  multihead, bahdanau, linear, performer, linformer, lsh, pooling, diff,
+  mla, decode];
 register(PAGE_ALGORITHMS);
 
 export { algorithm, traits, type PageAlgorithm, type ViewHost } from './module';

@@ -3,6 +3,7 @@
 import type { Prop } from '../state/props';
 import type { Text } from '../i18n';
 import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { referenceProp } from '../state/reference';
 
 /** The title of a kernel attention's weights (performer's too). */
 export const IMPLIED: Text = { en: 'implied weights = sim(q_i, k_j) / Σ_j sim(q_i, k_j)', zh: '隐含权重 = sim(q_i, k_j) / Σ_j sim(q_i, k_j)' };
@@ -17,6 +18,11 @@ const props: Prop[] = [
       { value: 'cosine1', label: { en: 'cosine1: sim = 1 + cos(q, k) (the author\'s idea)', zh: 'cosine1：sim = 1 + cos(q, k)（作者自己的构思）' } },
     ],
     help: { en: 'sim(q_i, k_j) = φ(q_i)·φ(k_j) ≥ 0; context_i = Σ_j sim v_j / Σ_j sim', zh: 'sim(q_i, k_j) = φ(q_i)·φ(k_j) ≥ 0；context_i = Σ_j sim v_j / Σ_j sim' } },
+  // fast-transformers has elu1 and relu, performer-pytorch's no_projection softmax_qk
+  referenceProp('linear', ['fast-transformers', 'performer-pytorch'], (s) => {
+    const fm = String(s.feature_map ?? 'elu1');
+    return fm === 'elu1' || fm === 'relu' ? ['fast-transformers'] : fm === 'softmax_qk' ? ['performer-pytorch'] : [];
+  }),
 ];
 
 export default {

@@ -26,6 +26,8 @@ export interface PageTraits {
   prob?: boolean;
   /** Shared QK (lsh): the keys are the queries; k is not read and L_K is L_Q. */
   sharedQK?: boolean;
+  /** One sequence (decode, modern-b): q, k and v have the same L; the size bar's L resizes all three. */
+  oneSequence?: boolean;
   /** It computes in float32 when asked (the core's readers that set `dtype_honoured`: run_full.cpp,
    * run_flash.cpp); every other algorithm answers "not implemented yet" and computes in float64. */
   float32?: boolean;

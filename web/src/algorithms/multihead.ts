@@ -3,6 +3,7 @@
 import type { Scenario } from '../engine/compute';
 import type { Prop } from '../state/props';
 import { flow, isAlg, snippet, type PageAlgorithm } from './module';
+import { referenceProp } from '../state/reference';
 
 const isMh = isAlg('multihead');
 const given = (s: Scenario) => s.weights !== null && typeof s.weights === 'object';
@@ -31,6 +32,7 @@ const props: Prop[] = [
   { key: 'bias', kind: 'bool', panel: 'options', label: { en: 'bias (b_q, b_k, b_v, b_o)', zh: '偏置（b_q、b_k、b_v、b_o）' },
     applies: (s) => isMh(s) && !given(s), optional: true, defaultOf: (s) => s.inner === 'prob',
     help: { en: 'default: d2l\'s off, TSLib\'s (inner prob) on', zh: '默认：d2l 关，TSLib（inner prob）开' } },
+  referenceProp('multihead', ['informer-mix']),
 ];
 
 export default {

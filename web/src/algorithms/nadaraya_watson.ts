@@ -2,6 +2,7 @@
 // its training of w; its view draws the regression over the data set.
 import type { Prop } from '../state/props';
 import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
+import { referenceProp } from '../state/reference';
 
 const props: Prop[] = [
   { key: 'kernel', kind: 'enum', panel: 'options', label: { en: 'kernel K(u)', zh: '核函数 K(u)' },
@@ -20,6 +21,7 @@ const props: Prop[] = [
   { key: 'w', kind: 'number', panel: 'options', label: { en: 'w (kernel width⁻¹)', zh: 'w（核宽度的倒数）' },
     applies: isAlg('nadaraya_watson'), optional: true, default: 1,
     help: { en: 'with train: the starting w', zh: '训练时：w 的初始值' } },
+  referenceProp('nadaraya_watson', ['d2l-en']),
 ];
 
 export default {

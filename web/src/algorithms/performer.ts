@@ -5,6 +5,7 @@ import type { Prop } from '../state/props';
 import { dims } from '../state/scenario';
 import { flow, isAlg, view, snippet, type PageAlgorithm } from './module';
 import { IMPLIED } from './linear';
+import { referenceProp } from '../state/reference';
 
 const props: Prop[] = [
   { key: 'num_features', kind: 'int', panel: 'options', label: { en: 'random features m', zh: '随机特征数 m' }, min: 1, max: 512,
@@ -24,6 +25,7 @@ const props: Prop[] = [
       { value: 'sqrt_d', label: { en: 'sqrt_d: all √E', zh: 'sqrt_d：全部为 √E' } },
       { value: 'quantile', label: { en: 'quantile: the i/(m+1) quantiles of χ_E (the note)', zh: 'quantile：χ_E 分布的 i/(m+1) 分位数（笔记）' } },
     ] },
+  referenceProp('performer', ['performer-pytorch']),
 ];
 
 const load = () => import('../views/performer');

@@ -23,8 +23,8 @@ import firstWasmUrl from '../../../build/wasm/attnplay_first.wasm?url';
 import catalog from '../../../build/wasm/catalog.json';
 // the one nested <-> {shape, data} conversion (wasm/nested.mjs), for the page's modules: from here,
 // it is bundled with the core's API (imported directly, it would be a first-load file of its own)
-export { fromNested, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
-import { shapeOf } from '../../../wasm/nested.mjs';
+export { fromNested, isDraw, isFlat, isTypedTensor, nested, shapeOf, type TypedTensor } from '../../../wasm/nested.mjs';
+import { isDraw, isFlat, shapeOf } from '../../../wasm/nested.mjs';
 
 declare const __ATTNPLAY_FIRST_MODULE__: boolean;
 
@@ -63,7 +63,7 @@ export interface Engine {
   /** The core's algorithm registry: the algorithms this build implements. */
   algorithms(): Algorithm[];
   /** Whether run() computes this algorithm (and this scenario, where given: the first-load module
-   * leaves RoPE and ALiBi out) now; false while the whole module loads. */
+   * leaves RoPE, ALiBi and seeded draws out) now; false while the whole module loads. */
   has(algorithm: string, scenario?: Scenario): boolean;
   /** Resolves when the whole module runs every algorithm (starts loading it on the first call). */
   whole(): Promise<void>;
@@ -114,10 +114,14 @@ let wholePresets: Preset[] | null = null;
 let wholePromise: Promise<Core> | null = null;
 let firstPromise: Promise<{ core: Core; runs: Set<string> } | null> | null = null;
 
+/** The whole module's .wasm: this bundle's, or the one a worker's page names (worker/worker.ts: a
+ * host's bundler may copy the worker's file as it is, away from the .wasm it named when built). */
+let coreWasmUrl: string = wasmUrl;
+
 function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
-  const inline = /^data:[^,]*;base64,/.exec(wasmUrl);
-  if (!inline) return { wasmUrl };
-  const text = atob(wasmUrl.slice(inline[0].length));
+  const inline = /^data:[^,]*;base64,/.exec(coreWasmUrl);
+  if (!inline) return { wasmUrl: coreWasmUrl };
+  const text = atob(coreWasmUrl.slice(inline[0].length));
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return { wasmBinary: bytes };
@@ -140,19 +144,25 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
   return firstPromise;
 }
 
+/** Whether a scenario has a seeded draw (SPEC §2), at its top level or in an object of it (weights). */
+const hasDraw = (s: Scenario): boolean => Object.values(s).some((v) => isDraw(v) ||
+  (v !== null && typeof v === 'object' && !Array.isArray(v) && !isFlat(v) && Object.values(v).some(isDraw)));
+
 function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
   const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
   const coreFor = (scenario: Scenario): Core | null =>
     wholeCore ?? (runsFirst(scenario) ? first!.core : null);
-  // the first-load module leaves RoPE and ALiBi out (core/scenario/run_full.cpp)
+  // the first-load module leaves RoPE, ALiBi (core/scenario/run_full.cpp) and seeded draws
+  // (core/scenario/draws.hpp) out
   const runsFirst = (scenario: Scenario): boolean => has(String(scenario.algorithm)) &&
-    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false)));
+    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false) && !hasDraw(scenario)));
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
   const followFirst = (core: Core): void => {
     if (core !== wholeCore && !wholePromise) setTimeout(() => void loadWhole().catch(() => {}), 250);
   };
+  let lastEstimate: { core: Core | null; key: string; value: Estimate | null } = { core: null, key: '', value: null };
   /** One run on the module that runs the scenario: its trace, or the error it names. */
   const attempt = (scenario: Scenario, call: (core: Core) => Record<string, unknown>): Outcome => {
     const core = coreFor(scenario);
@@ -169,11 +179,20 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
     runWithProgress: (scenario, onProgress) => attempt(scenario, (core) =>
       core.run(scenario, { onProgress: (f, w, d) => { onProgress(f, w, d); return true; } })),
     estimate: (scenario) => {
+      const core = coreFor(scenario);
+      if (!core) return null;
+      // an edit of a number changes no shape: the last answer stands (the core parses the scenario)
+      const shapes = shapesOnly(scenario);
+      const key = JSON.stringify(shapes);
+      if (lastEstimate.core === core && lastEstimate.key === key) return lastEstimate.value;
+      let value: Estimate | null = null;
       try {
-        return coreFor(scenario)?.estimate(shapesOnly(scenario)) ?? null;
+        value = core.estimate(shapes);
       } catch {
-        return null;
+        value = null;
       }
+      lastEstimate = { core, key, value };
+      return value;
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
@@ -185,9 +204,11 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
 /**
  * The engine. With `first`, it resolves as soon as the first-load module is ready (where there is
  * one): run() then computes what it runs (has()), and the whole module is fetched after the first
- * run; whole() waits for it. Without, it resolves with the whole module loaded (workers, batches).
+ * run; whole() waits for it. Without, it resolves with the whole module loaded (workers, batches);
+ * `wasmUrl`: the whole module's .wasm is there (a worker's, from its page).
  */
-export async function getEngine(options: { first?: boolean } = {}): Promise<Engine> {
+export async function getEngine(options: { first?: boolean; wasmUrl?: string } = {}): Promise<Engine> {
+  if (options.wasmUrl && !wholePromise) coreWasmUrl = options.wasmUrl;
   if (options.first && !wholeCore) {
     const first = await loadFirst();
     if (first) return makeEngine(first);

@@ -10,6 +10,7 @@ import { algorithm, traits } from '../algorithms/module';
 import type { Scenario, Trace } from '../engine/compute';
 import type { Lang } from '../i18n';
 import { exactScenario, flashFull } from '../state/approx';
+import { written } from '../engine/draws';
 import type { CellRef, Explanation, Explainer } from './explanation';
 import { Cells } from './common';
 import { exactSpec, softmaxExplainer } from './softmax';
@@ -44,6 +45,7 @@ function explainerOf(name: string): (() => Promise<Explainer>) | undefined {
 const ALIAS: Record<string, string> = {
   'approx.context': 'context', 'implied.weights': 'weights', 'additive.features': 'features', 'additive.scores': 'scores',
   'additive.w_v': 'w_v', 'pe-high': 'P',
+  'decode.step': 'weights',  // modern-b (issue 16): decode's step row, the weights row P + t at the held keys
 };
 
 function fail(field: string, index: readonly number[], why: string): never {
@@ -60,6 +62,7 @@ function flashIndex(field: string, index: number[], s: Shown, trace: Trace): num
 }
 
 export async function explainCell(s: Shown, field: string, index: number[], lang: Lang): Promise<Explanation> {
+  s = { ...s, scenario: await written(s.scenario) }; // seeded draws: the numbers the core drew
   if (typeof field !== 'string' || field === '') throw Object.assign(new Error('explain: expected a field name'), { field: '' });
   if (!Array.isArray(index) || !index.every((x) => Number.isInteger(x))) fail(field, [], 'expected an index path of integers');
   const trace = s.trace;

@@ -159,27 +159,7 @@ export function scaleScenarios({ d, seed, keys }: ScaleParams): { scaled: Scenar
 
 // ---- Bahdanau training (issue 9 item 2) ----
 
-/** A scenario that trains: it runs off the main thread with progress (background.ts). */
-export const trains = (s: Scenario) => s.algorithm === 'bahdanau' && s.train !== undefined && s.train !== null;
-
-export interface TrainState {
-  /** The scenario it trains (JSON text): a new edit starts a new training. */
-  signature: string;
-  status: 'running' | 'done' | 'cancelled' | 'failed';
-  fraction: number;
-  what: string;
-  /** The loss of each epoch as it arrives (the trace's `loss` once done). */
-  losses: number[];
-  epochs: number;
-  mode: 'worker' | 'main' | null;
-  ms: number | null;
-  message: string | null;
-}
-
-export function newTrainState(s: Scenario): TrainState {
-  const epochs = Number((s.train as Scenario | undefined)?.epochs ?? 20);
-  return { signature: JSON.stringify(s), status: 'running', fraction: 0, what: '', losses: [], epochs, mode: null, ms: null, message: null };
-}
+export { trains, newTrainState, type TrainState } from './train';
 
 /** d2l's Vocab(reserved_tokens=['<pad>', '<bos>', '<eos>']): <unk> 0, <pad> 1, <bos> 2, <eos> 3, words from 4. */
 export function tokenName(id: number): string {

@@ -10,4 +10,4 @@ export * from './runs';
 export * from './approx';
 export * from './sparse';
 export * from './performer';
-export * from './chapter';
+export * from './train';  // state/chapter.ts: the chapter views' helpers, imported where used (lazily)

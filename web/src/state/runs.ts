@@ -8,7 +8,7 @@ import type { Estimate, Outcome, Scenario } from '../engine/compute';
 import type { BatchHandle, BatchJob, Progress, SweepMode } from '../worker/sweep';
 import type { BackgroundHandle, BackgroundMode, BackgroundResult, BackgroundRunner } from '../worker/background';
 import { SWEEP_SEEDS, firstError, sweepCurves, sweepJob, sweepSignature, type SweepCurve } from './performer';
-import { newTrainState, trains, type TrainState } from './chapter';
+import { newTrainState, trains, type TrainState } from './train';
 import { dims } from './scenario';
 import { isLongRun } from './long';
 

@@ -1,7 +1,7 @@
 // Reading and editing a scenario (SPEC §2) as plain data: dotted keys, index paths, the sizes of
 // q, k, v and consistent resizing. No DOM, no numbers of the core.
 import { clone, shapeOf } from '../format';
-import type { Scenario, Trace } from '../engine/compute';
+import { isDraw, type Scenario, type Trace } from '../engine/compute';
 import { traits } from './algorithms';
 
 export function get(s: Scenario, key: string): unknown {
@@ -60,7 +60,7 @@ export type DimName = keyof Dims;
 export function dimNames(s: Scenario): DimName[] {
   const tr = traits(s);
   if (tr.grids) return (['B', 'L_Q', 'L_K', 'E', 'E_k', 'D'] as const).filter((n) => tr.grids!.some((g) => g.axes.includes(n)));
-  if (tr.sharedQK) return ['B', 'H', 'L_Q', 'E', 'D'];
+  if (tr.sharedQK || tr.oneSequence) return ['B', 'H', 'L_Q', 'E', 'D'];
   return tr.keyWidth ? ['B', 'H', 'L_Q', 'L_K', 'E', 'E_k', 'D'] : ['B', 'H', 'L_Q', 'L_K', 'E', 'D'];
 }
 
@@ -96,6 +96,7 @@ function resizeArray(a: unknown, n: number, make: (i: number) => unknown): unkno
 
 /** Resizes axis `axis` of a nested tensor to n; new entries copy the shape of entry 0, filled with `fill`. */
 export function resizeAxis(t: unknown, axis: number, n: number, fill: number | boolean = 0): unknown {
+  if (isDraw(t)) return { ...t, shape: t.shape.map((x, i) => (i === axis ? n : x)) }; // the core draws the new size
   if (!Array.isArray(t)) return t;
   if (axis > 0) return t.map((x) => resizeAxis(x, axis - 1, n, fill));
   const zeroLike = (x: unknown): unknown => (Array.isArray(x) ? x.map(zeroLike) : fill);
@@ -113,7 +114,7 @@ export function resize(s0: Scenario, dim: DimName, n: number): Scenario {
   const axes: Record<DimName, [string, number][]> = {
     B: [['q', 0], ['k', 0], ['v', 0]],
     H: [['q', 2], ['k', 2], ['v', 2]],
-    L_Q: traits(s).sharedQK ? [['q', 1], ['k', 1], ['v', 1]] : [['q', 1]],
+    L_Q: traits(s).sharedQK || traits(s).oneSequence ? [['q', 1], ['k', 1], ['v', 1]] : [['q', 1]],
     L_K: [['k', 1], ['v', 1]],
     E: traits(s).keyWidth ? [['q', 3]] : [['q', 3], ['k', 3]],
     E_k: [['k', 3]],
@@ -164,14 +165,15 @@ export function toggleAllowed(s0: Scenario, i: number, j: number): Scenario {
 /** Shared QK (lsh): the keys are the queries, so v needs L_Q rows; picking such an algorithm with
  * L_K ≠ L_Q cuts v or pads it with zero rows. Mutates s. */
 export function fitSharedKeys(s: Scenario): void {
-  if (!traits(s).sharedQK || !Array.isArray(s.v)) return;
+  if (!traits(s).sharedQK || !(Array.isArray(s.v) || isDraw(s.v))) return;
   const L_Q = shapeOf(s.q)[1], L = shapeOf(s.v)[1];
   if (L_Q && L !== L_Q) s.v = resizeAxis(s.v, 1, L_Q);
 }
 
 /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
 export function sameShape(a: Scenario, b: Scenario): boolean {
-  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : typeof x);
+  // a draw is its own "values": another seed is another scenario, not new numbers in the same grids
+  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : isDraw(x) ? x : typeof x);
   const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
   return rest(a) === rest(b);
 }

@@ -10,6 +10,7 @@ import { fitSamples, fullComparison, pitfallComparison, SAMPLE_SHAPE_KEYS, type 
 import { fitSharedKeys, get, lensDimensions, qkvEqual, sameShape, pathText, resize, set, setIn, sliceSizes, toggleAllowed, type DimName } from './scenario';
 import { hashOf } from './hash';
 import { exactIsSmall, exactScenario, flashFull } from './approx';
+import { specScenario } from './reference';
 import { SPARSE_DEFAULTS, isSparse, sparseKey, sparsePatterns, sparseSignature, type SparseParams, type SparsePatterns } from './sparse';
 import { sweepIsSmall } from './performer';
 import { algorithm, traits } from '../algorithms/module';
@@ -18,7 +19,7 @@ import type { BackgroundRunner } from '../worker/background';
 import { BackgroundRuns, type Runners } from './runs';
 
 /** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse patterns). */
-interface Beside { full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
+interface Beside { spec: Outcome | null; full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
   sparseSignature: string | null }
 
 /** An error and the path of the field (or the key of the control) it is about. */
@@ -27,6 +28,12 @@ export interface FieldError { field: string; message: string }
 /** A copy of a scenario to edit one number of: its objects (mask, train, ...) copied, its arrays
  * shared (an edit replaces an array along the path it changes, setIn, and never writes into one;
  * the tensors that did not change keep their typed copies, typed.ts). */
+/** SPEC's formulas beside a scenario that names a library (issue 17): run only then, at sizes the exact run takes. */
+function specBeside(s: Scenario, run: (s: Scenario) => Outcome): Outcome | null {
+  const spec = specScenario(s);
+  return spec && exactIsSmall(s) ? run(spec) : null;
+}
+
 function editCopy(s: Scenario): Scenario {
   const out: Scenario = {};
   for (const [key, value] of Object.entries(s)) {
@@ -56,6 +63,8 @@ export class Session {
   /** Beside a prob trace: full attention on the same inputs; the reference's run when a pitfall switch is changed. */
   full: Outcome | null = null;
   reference: PitfallComparison | null = null;
+  /** Beside a scenario that names a library (reference, mask.align): the same without it, SPEC's formulas (issue 17). */
+  spec: Outcome | null = null;
   /** Beside an approximate algorithm: full attention on the same inputs (for its weights). */
   exact: Outcome | null = null;
   /** Beside `full` with a local, atrous or strided mask: the three patterns on the same inputs. */
@@ -413,6 +422,7 @@ export class Session {
       this.traced = this.scenario;
       const beside = this.#beside(this.scenario, out.trace, run);
       this.full = beside.full;
+      this.spec = beside.spec;
       this.reference = beside.reference;
       this.exact = beside.exact;
       this.sparse = beside.sparse;
@@ -434,6 +444,7 @@ export class Session {
     const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
     return {
       full: prob ? fullComparison(s, trace, run) : null,
+      spec: specBeside(s, run),
       reference: prob ? pitfallComparison(s, this.#stash, run) : null,
       exact: own?.exact === 'weights' && trace.exact_weights === undefined && exactIsSmall(s)
         ? run(exactScenario(s, traits(s).scale === true))

@@ -5,7 +5,7 @@
 import { h } from '../dom';
 import { exact, fmt } from '../format';
 import type { Trace } from '../engine/compute';
-import { featureRows, featureScores } from '../state';
+import { featureRows, featureScores } from '../state/chapter';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';

@@ -4,7 +4,8 @@
 import { h } from '../dom';
 import { fmt, range, shapeOf } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
-import { argmaxRows, d2lShapes, mirrored, tokenName, type TrainState } from '../state';
+import { type TrainState } from '../state';
+import { argmaxRows, d2lShapes, mirrored, tokenName } from '../state/chapter';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';

@@ -4,7 +4,7 @@
 // cost.dot_products, run in the worker). DOM only.
 import { h } from '../dom';
 import { fmt } from '../format';
-import { COMPLEXITY_DEFAULTS, complexityRows, costAt, type ComplexityParams, type Measured } from '../state';
+import { COMPLEXITY_DEFAULTS, complexityRows, costAt, type ComplexityParams, type Measured } from '../state/chapter';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { lineChart } from './chart';

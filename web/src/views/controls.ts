@@ -57,7 +57,8 @@ export function propControl(prop: Prop, ctx: ControlContext): HTMLElement | null
       const text = (o: string) => tx(ctx.lang, choices.find((c) => c.value === o)?.label) || o;
       const select = h('select', { dataset: { key } },
         ...(prop.options?.(s) ?? []).map((o) => h('option', { value: o, text: text(o), selected: o === value })));
-      select.addEventListener('change', () => ctx.set(key, select.value, true));
+      // an optional enum's '' option (reference: SPEC's formulas) removes the key
+      select.addEventListener('change', () => ctx.set(key, select.value === '' && prop.optional ? undefined : select.value, true));
       return labelled(prop, ctx.lang, select, null, s);
     }
     case 'bool': {

@@ -89,3 +89,24 @@ export const bahdanau: FlowStep[] = [
   { field: 'dec_context', from: ['weights', 'enc_outputs'], op: 'weights · enc_outputs', shape: '→ (B, T_tgt, h)' },
   { field: 'output', from: ['dec_context'], op: 'GRU, Linear', shape: '→ (B, T_tgt, vocab)' },
 ];
+
+// ---- modern-b (issue 16) ----
+/** DeepSeek's multi-head latent attention: the latent cache, the textbook path, the absorbed path. */
+export const mla: FlowStep[] = [
+  { field: 'latent', from: ['x'], op: 'RMSNorm(kv_a_proj_with_mqa x [:C])', shape: '(B, L, d_model) → (B, L, C)', inputs: ['x'] },
+  { field: 'k_rope', from: ['x'], op: 'RoPE(kv_a_proj_with_mqa x [C:])', shape: '(B, L, d_model) → (B, L, r)' },
+  { field: 'q', from: ['x'], op: 'q_proj (or q_b_proj RMSNorm q_a_proj), RoPE on q[..., n:]', shape: '→ (B, L, H, n + r)' },
+  { field: 'k', from: ['latent', 'k_rope'], op: 'cat(kv_b_proj latent [:n], k_rope)', shape: '→ (B, L, H, n + r)' },
+  { field: 'allowed', op: 'mask (causal)' },
+  { field: 'weights', from: ['q', 'k'], op: 'softmax(scale · Q Kᵀ)', shape: '→ (B, H, L, L)' },
+  { field: 'head_context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '→ (B, L, H, v)' },
+  { field: 'output', from: ['head_context'], op: 'view(B, L, -1), o_proj', shape: '(B, L, H, v) → (B, L, d_model)' },
+  { field: 'output_absorbed', from: ['latent', 'k_rope'], op: 'q W_UK · latent + q_rot · k_rope; W_UV Σ w latent; o_proj', shape: '→ (B, L, d_model)' },
+];
+
+/** decode (modern-b, issue 16): the prefill, then one position a step over the cache. */
+export const decode: FlowStep[] = [
+  { field: 'allowed', op: { en: 'the cache: j ≤ i (and j < sinks or i − j < window)', zh: '缓存：j ≤ i（且 j < sinks 或 i − j < window）' } },
+  { field: 'weights', from: ['q', 'k'], op: { en: 'prefill rows < P at once; then per step: cache += (k_i, v_i), evict, softmax(scale · q_i · cacheᵀ)', zh: '前 P 行一次算完；之后每步：缓存 += (k_i, v_i)，逐出，softmax(scale · q_i · 缓存ᵀ)' }, shape: '→ (B, H, L, L)' },
+  { field: 'context', from: ['weights', 'v'], op: 'Σ_j w_ij v_j', shape: '→ (B, L, H, D)' },
+];

@@ -11,6 +11,7 @@ import { propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
 import { tensorEditor } from './grid-editor';
 import { fill, part } from './layout';
+import { needModule } from '../lazy';
 import { jsonPanel, maskPanel, presetBar, probControls, sliceBar, tensorsPanel } from './panels';
 
 /** What an action changed: only an error message, the results, or the controls too. */
@@ -107,8 +108,21 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
       onResize: (dim, n) => { session.resize(dim, n); edited(true, 'inputs'); }, onEdit,
       tied: session.tied, onTie: (tie) => { session.tiedQKV = tie; o.update('inputs'); } }).filter((x) => x !== null));
     own.delete(root);
+    const mountDraws = () => { // "Random, seeded" and the seeded draws: views/draw-inputs.ts, a chunk
+      const mount = (m: typeof import('./draw-inputs')) => m.mountDraws(tensors, { tensorEditor, session, lang, edited });
+      const m = needModule(DRAWS, () => void DRAWS().then((loaded) => {
+        if (!tensors.isConnected || session.scenario !== s) return;
+        mount(loaded);
+        o.showErrors(); // beside the draws' controls, now there
+        if (focused) root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+      }));
+      if (m) mount(m);
+    };
     if (!tensors.hidden && (tr.grids || tr.weights)) { // views/own-inputs.ts, a chunk of its own
-      const mount = (m: OwnInputs) => own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
+      const mount = (m: OwnInputs) => {
+        own.set(root, m.mountOwnInputs(tensors, { editors, session, lang, onEdit, edited }));
+        mountDraws();
+      };
       if (ownInputs) mount(ownInputs);
       else void import('./own-inputs').then((m) => {
         ownInputs = m;
@@ -116,7 +130,7 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
         mount(m);
         if (focused) root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
       });
-    }
+    } else if (!tensors.hidden) mountDraws();
   }
 
   const prob = part(root, 'prob');
@@ -148,6 +162,7 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
 type OwnInputs = typeof import('./own-inputs');
 let ownInputs: OwnInputs | null = null;
 const editors = { tensorEditor, errorSlot };
+const DRAWS = () => import('./draw-inputs');
 /** Each root's own inputs (multihead's, additive's weights): drawn again after a new trace. */
 const own = new WeakMap<ShadowRoot, () => void>();
 

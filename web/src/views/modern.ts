@@ -15,6 +15,7 @@ const T = {
   gqaIntro: { en: 'Query head h reads kv head h // (H / H_kv): the group shares one copy of k and v (Llama\'s repeat_kv, done here as an index). The heads still attend differently, because their queries differ; the KV cache shrinks by H / H_kv.', zh: '查询头 h 读取键值头 h // (H / H_kv)：一组查询头共享同一份 k 和 v（Llama 的 repeat_kv，此处以索引实现）。各头的查询不同，因此注意力仍然不同；KV 缓存缩小为 H_kv / H。' },
   gqaKv: { en: 'kv head', zh: '键值头' },
   gqaQueries: { en: 'query heads', zh: '查询头' },
+  gqaGroups: { en: 'Groups: each kv head and the query heads that read it', zh: '分组：每个键值头及读取它的查询头' },
   cacheTitle: { en: 'KV cache per token (keys and values of every head)', zh: '每个词元的 KV 缓存（所有头的键和值）' },
   cacheForm: { en: 'form', zh: '形式' },
   cacheHeads: { en: 'kv heads', zh: '键值头数' },
@@ -67,7 +68,7 @@ function gqa(trace: Trace, lang: Lang): HTMLElement | null {
     return row(cell(name), cell(String(n)), cell(bytes(perToken)), cell(bytes(perToken * 4096)));
   });
   return section(t(lang, 'gqaTitle'), t(lang, 'gqaIntro'),
-    table(t(lang, 'gqaTitle'), [t(lang, 'gqaKv'), t(lang, 'gqaQueries')], groups),
+    table(t(lang, 'gqaGroups'), [t(lang, 'gqaKv'), t(lang, 'gqaQueries')], groups),
     table(t(lang, 'cacheTitle'), [t(lang, 'cacheForm'), t(lang, 'cacheHeads'), t(lang, 'cacheNumbers'), t(lang, 'cacheBytes64')], mine),
     h('p', { class: 'help', text: `${t(lang, 'cacheYours')} ${fmt(trace.cost?.kv_cache_numbers ?? 0)} (L_K = ${L_K})` }),
     table(t(lang, 'llamaTitle'), [t(lang, 'cacheForm'), t(lang, 'cacheHeads'), t(lang, 'cacheBytes16'), t(lang, 'cache4k')], llama));

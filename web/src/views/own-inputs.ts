@@ -4,7 +4,7 @@
 // <details>: the scenario's own, else the ones the seed drew (the trace's; the first edit makes them
 // the scenario's, Session.editWeight). DOM only: edits go out through callbacks.
 import { h } from '../dom';
-import { nested, type Scenario, type Trace } from '../engine/compute';
+import { isDraw, nested, type Scenario, type Trace } from '../engine/compute';
 import { clone, notANumber, parseNumber } from '../format';
 import { t, tx, type Lang, type Text } from '../i18n';
 import { pathText, setIn, traits, type Session } from '../state';
@@ -50,10 +50,10 @@ export function ownGrids(o: GridsOptions): HTMLElement[] {
   for (const g of traits(s).grids ?? []) {
     if (s[g.key] === undefined) continue;
     const title = g.key in T ? tx(lang, T[g.key as keyof typeof T]) : g.key;
-    editors.append(h('div', { class: 'editor-box' }, tensorEditor({
+    editors.append(h('div', { class: 'editor-box' }, isDraw(s[g.key]) ? null : tensorEditor({
       name: g.key, title, tensor: s[g.key], b: o.b, h: null, rowPrefix: g.rowPrefix, colPrefix: 'f',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(g.key, path, text),
-    }), errorSlot(g.key)));
+    }), h('div', { class: 'draw-slot', dataset: { draw: g.key, title } }), errorSlot(g.key)));  // views/draw-inputs.ts
   }
   return [h('p', { class: 'help', text: tx(lang, T.gridsHelp) }), editors];
 }

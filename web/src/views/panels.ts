@@ -3,7 +3,7 @@
 // JSON. DOM only: every change goes out through a callback.
 import { h } from '../dom';
 import { range, shapeOf } from '../format';
-import type { Preset, Scenario } from '../engine/compute';
+import { isDraw, type Preset, type Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, qkvEqual, traits, type DimName } from '../state';
 import { presetDescription, t, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
@@ -151,11 +151,12 @@ export function tensorsPanel(o: TensorsPanelOptions): (HTMLElement | null)[] {
   tieBox?.addEventListener('change', () => o.onTie!(tieBox.checked));
   for (const name of tr.grids ? [] : tr.tensors) {
     if (s[name] === undefined || (o.tied && (name === 'k' || name === 'v'))) continue;
-    const grid = tensorEditor({
+    const grid = isDraw(s[name]) ? null : tensorEditor({
       name, title: o.tied && name === 'q' ? 'X = q = k = v' : PROP[name].label[lang], tensor: s[name], b: o.b, h: headOf(s, name, o.h), rowPrefix: o.tied ? 'x' : name, colPrefix: name === 'v' ? 'd' : 'e',
       invalid: o.invalid, tooLarge: t(lang, 'tooLargeEdit'), onEdit: (path, text) => o.onEdit(name, path, text),
     });
-    if (o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
+    if (grid && o.tied) grid.dataset.tied = 'k v';  // the explain panel lights k's and v's operands here
+    // a seeded draw (no grid) and "Random, seeded": views/draw-inputs.ts, a chunk, adds them
     editors.append(h('div', { class: 'editor-box' }, grid, errorSlot(name)));
   }
   return [h('div', { class: 'panel-head' }, h('h2', { text: t(lang, 'inputs') }), dimBar),

@@ -5,7 +5,7 @@
 import { h, scrollBox } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
-import { binary, frequencies, rotateRow, rotation, rotationError } from '../state';
+import { binary, frequencies, rotateRow, rotation, rotationError } from '../state/chapter';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';

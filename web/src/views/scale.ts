@@ -5,7 +5,7 @@
 import { h } from '../dom';
 import { exact, fmt, range } from '../format';
 import type { Outcome } from '../engine/compute';
-import type { ScaleParams, ScaleStats } from '../state';
+import type { ScaleParams, ScaleStats } from '../state/chapter';
 import type { Lang } from '../i18n';
 import { d, df } from '../i18n-d2l';
 import { heatmap } from './heatmap';

@@ -1,7 +1,9 @@
 // The page's Web Workers (worker.ts, a module worker built by Vite: a same-origin file, as the
 // served CSP `script-src 'self'` requires): one per batch or background run in flight (a cancel
 // ends its run's worker only), one kept idle between runs. No DOM.
-import type { FromWorker } from './protocol';
+// the whole module's .wasm, as this chunk's bundler placed it (the worker is told: worker.ts)
+import wasmUrl from '../../../build/wasm/attnplay_core.wasm?url';
+import type { FromWorker, ToWorker } from './protocol';
 
 let idle: Worker | null = null;
 /** Once a worker could not start, every batch runs on the main thread. */
@@ -24,6 +26,7 @@ function startWorker(): Promise<Worker | null> {
       if (e.data.type === 'ready') resolve(w);
       else fail();
     }, { once: true });
+    w.postMessage({ type: 'init', wasmUrl: new URL(wasmUrl, location.href).href } satisfies ToWorker);
   });
 }
 

@@ -3,7 +3,7 @@
 import type { Outcome } from '../engine/compute';
 import type { BackgroundRequest, BatchJob, BatchValue } from '../engine/batch';
 
-export type ToWorker = { type: 'run'; id: number; job: BatchJob }
+export type ToWorker = { type: 'init'; wasmUrl: string } | { type: 'run'; id: number; job: BatchJob }
   | { type: 'scenario'; id: number; request: BackgroundRequest };
 export type FromWorker =
   | { type: 'ready' }

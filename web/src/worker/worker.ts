@@ -18,8 +18,17 @@ const scope = self as unknown as {
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
 };
 
-getEngine().then((engine) => {
+// the first message names the page's .wasm (pool.ts): where a host's bundler copied this file as it
+// is, the .wasm it named when built is not beside it
+scope.onmessage = (first) => {
+  scope.onmessage = null;
+  if (first.data.type === 'init') start(first.data.wasmUrl);
+  else scope.postMessage({ type: 'failed', message: `expected init, got ${first.data.type}` });
+};
+
+const start = (wasmUrl: string) => getEngine({ wasmUrl }).then((engine) => {
   scope.onmessage = (event) => {
+    if (event.data.type === 'init') return;
     if (event.data.type === 'scenario') {  // one scenario and the runs beside it (background.ts)
       const { id } = event.data;
       const request = { ...event.data.request, scenario: lifted(event.data.request.scenario), beside: event.data.request.beside?.map(lifted) };
