@@ -30,7 +30,7 @@ function nested(L, width, seed) {
   const u = uniforms(L * width, seed);
   return [Array.from({ length: L }, (_, i) => [Array.from(u.subarray(i * width, (i + 1) * width), (x) => Math.round(x * 1000) / 1000)])];
 }
-const scenario = (L, trace) => ({ algorithm: 'full', trace, q: nested(L, E, 1), k: nested(L, E, 2), v: nested(L, E, 3) });
+const scenario = (L, trace) => ({ algorithm: 'full', max_flops: 1e15, trace, q: nested(L, E, 1), k: nested(L, E, 2), v: nested(L, E, 3) });
 
 /** In the page: one setScenario, timed as above. */
 const once = (page, s) => page.evaluate(async (s) => {

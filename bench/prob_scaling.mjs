@@ -34,7 +34,7 @@ const memoryBefore = memoryBytes();
 if (process.argv[2] === '--memory') {
   const L = Number(process.argv[3]);
   const t = (d, seed) => ({ shape: [1, L, 1, d], data: uniforms(L * d, seed) });
-  run({ algorithm: 'full', trace: 'context', q: t(E, 1), k: t(E, 2), v: t(D, 3) }, { typed: true });
+  run({ algorithm: 'full', max_flops: 1e15, trace: 'context', q: t(E, 1), k: t(E, 2), v: t(D, 3) }, { typed: true });
   console.log(JSON.stringify({ L, at_load: memoryBefore, after: memoryBytes() }));
   process.exit(0);
 }
@@ -56,8 +56,8 @@ for (const L of lengths) {
     trace: 'context',
   };
   const reps = L <= 1024 ? 7 : L <= 4096 ? 3 : 1;
-  const full = time(run, { algorithm: 'full', ...inputs }, reps);
-  const prob = time(run, { algorithm: 'prob', factor, ...inputs }, Math.max(reps, 7));
+  const full = time(run, { algorithm: 'full', max_flops: 1e15, ...inputs }, reps);
+  const prob = time(run, { algorithm: 'prob', max_flops: 1e15, factor, ...inputs }, Math.max(reps, 7));
   const cost = prob.trace.cost;
   rows.push({
     L,

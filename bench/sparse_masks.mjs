@@ -31,7 +31,7 @@ const rows = [];
 for (const L of lengths) {
   const shape = (d) => [1, L, 1, d];
   const inputs = {
-    algorithm: 'full', trace: 'context',
+    algorithm: 'full', trace: 'context', max_flops: 1e15,
     q: { shape: shape(E), data: uniforms(L * E, L + 1) },
     k: { shape: shape(E), data: uniforms(L * E, L + 2) },
     v: { shape: shape(D), data: uniforms(L * D, L + 3) },

@@ -8,33 +8,34 @@
 // Errors: one line on stderr naming the field, exit status 1 (2 for usage).
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "../core/scenario/presets.hpp"
+#include "../core/scenario/json_text.hpp"
 #include "../core/scenario/scenario.hpp"
 
 namespace {
-
-constexpr std::size_t kMaxInputBytes = 256u << 20;
 
 int usage() {
   std::cerr << "usage: attnplay run|estimate FILE|- | attnplay run|estimate --preset NAME | attnplay presets [--json] | attnplay algorithms [--json]\n";
   return 2;
 }
 
-std::string read_input(const std::string& file) {
-  std::ostringstream buffer;
-  if (file == "-") {
-    buffer << std::cin.rdbuf();
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw attnplay::InputError(file, "cannot open file");
-    buffer << in.rdbuf();
-  }
-  std::string text = buffer.str();
-  if (text.size() > kMaxInputBytes) throw attnplay::InputError("", "larger than 256 MB");
+// At most one byte past kMaxScenarioBytes: parse_scenario_text then refuses the text's size
+// (a larger file is never read whole).
+std::string read_capped(std::istream& in) {
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= attnplay::kMaxScenarioBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
   return text;
+}
+
+std::string read_input(const std::string& file) {
+  if (file == "-") return read_capped(std::cin);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw attnplay::InputError(file, "cannot open file");
+  return read_capped(in);
 }
 
 int list_presets(bool as_json) {

@@ -28,7 +28,6 @@ Trace run_additive(ScenarioContext& ctx) {
     ctx.fields.ignore({"weights"});
     if (!hidden) throw InputError("hidden", "required (the size h of the hidden layer), unless weights: {W_q, W_k, w_v} are given");
     check_size(static_cast<std::uint64_t>(*hidden) * std::max(E_q, E_k), "hidden", "the weights W_q (h, E_q) and W_k (h, E_k)");
-    weights = seeded_additive_weights(ctx.seed, static_cast<std::size_t>(*hidden), E_q, E_k);
   } else {
     Fields w = ctx.fields.object("weights");
     const Dim h = hidden ? Dim::of(static_cast<std::size_t>(*hidden), "hidden") : Dim::any("h");
@@ -49,7 +48,7 @@ Trace run_additive(ScenarioContext& ctx) {
     w.warn_unused(ctx.warnings);
   }
 
-  const std::size_t h = weights.w_v.size(), B = qs[0], L_Q = qs[1], L_K = k.shape()[1];
+  const std::size_t h = seeded ? static_cast<std::size_t>(*hidden) : weights.w_v.size(), B = qs[0], L_Q = qs[1], L_K = k.shape()[1];
   check_size(std::uint64_t{B} * L_Q * h, seeded ? "hidden" : "weights.W_q", "the projected queries (B, L_Q, h)");
   check_size(std::uint64_t{B} * L_K * h, seeded ? "hidden" : "weights.W_k", "the projected keys (B, L_K, h)");
   check_pair_tensors(ctx, std::uint64_t{B} * L_Q * L_K, "k");
@@ -58,6 +57,8 @@ Trace run_additive(ScenarioContext& ctx) {
                "the features tanh(W_q q + W_k k) (B, L_Q, L_K, h)", "; use \"trace\": \"context\"");
   check_size(std::uint64_t{B} * L_Q * v.shape()[3], "v", "the context (B, L_Q, 1, D)");
   const Mask mask = read_mask(ctx, qs[0], qs[1], k.shape()[1], ctx.entry->masks);
+  ctx.begin_work();
+  if (seeded) weights = seeded_additive_weights(ctx.seed, h, E_q, E_k);
   Trace trace = additive_attention(q, k, v, weights, mask, ctx.level);
   if (seeded && ctx.level == TraceLevel::full) {  // show the drawn weights
     trace.set("W_q", weights.W_q);

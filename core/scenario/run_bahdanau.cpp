@@ -317,6 +317,7 @@ Trace run_bahdanau(ScenarioContext& ctx) {
   const Seq2SeqSizes& s = plan.s;
   const bool given = plan.given;
   const auto& training = plan.options.train;
+  ctx.begin_work();
   // 5. seeded weights: torch's defaults, then (with train) d2l's xavier_init_weights, one generator
   if (!given) {
     Rng rng(ctx.seed, RngStream::weights);

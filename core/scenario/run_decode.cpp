@@ -119,6 +119,7 @@ Trace run_decode(ScenarioContext& ctx) {
   o.rope_in_cache = r.in_cache;
   check_pair_tensors(ctx, std::uint64_t{d.B} * d.H * d.L_Q * d.L_K, "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L, H, D)");
+  ctx.begin_work();
   return decode_attention(in.q, in.k, in.v, in.scale, o, ctx.level);
 }
 

@@ -79,6 +79,7 @@ Trace run_diff(ScenarioContext& ctx) {
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   const double lambda = o.vectors ? diff_lambda(*o.vectors) : *o.lambda;
   if (!std::isfinite(lambda)) throw InputError("lambda", "exp(q1 . k1) - exp(q2 . k2) overflows");
+  ctx.begin_work();
   return diff_attention(in.q, in.k, in.v, o.scale, lambda, o.lambda_init, mask, ctx.level);
 }
 

@@ -126,6 +126,7 @@ Trace run_full(ScenarioContext& ctx) {
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   const ModernForms forms = read_modern_forms(ctx, d);
+  ctx.begin_work();
   Tensor angles = apply_modern_forms(in, forms);  // RoPE: q and k rotated in place
   ctx.dtype_honoured = true;  // the context in float32 when asked (the pictures stay float64)
   Trace trace = full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype, forms.alibi_slopes);

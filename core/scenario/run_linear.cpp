@@ -66,7 +66,9 @@ Trace run_linear(ScenarioContext& ctx) {
   const FeatureMap map = read_feature_map(ctx);
   const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
   check_kernel_sizes(ctx, d, feature_count(map, d.E), "");
-  return linear_attention(in.q, in.k, in.v, map, in.scale, mask, ctx.level, kernel_reference(ctx));
+  const KernelReference ref = kernel_reference(ctx);
+  ctx.begin_work();
+  return linear_attention(in.q, in.k, in.v, map, in.scale, mask, ctx.level, ref);
 }
 
 namespace {

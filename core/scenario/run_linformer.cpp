@@ -29,15 +29,16 @@ Trace run_linformer(ScenarioContext& ctx) {
   } else {
     if (!proj_len) throw InputError("proj_len", "required (the projected length k), or give E_proj and F_proj (k, L_K)");
     check_size(static_cast<std::uint64_t>(proj_len) * d.L_K, "proj_len", "E_proj and F_proj (k, L_K)");
-    p = linformer_projections(ctx.seed, static_cast<std::size_t>(proj_len), d.L_K);
   }
-  const std::uint64_t k = p.E_proj.shape()[0];
+  const std::uint64_t k = given ? p.E_proj.shape()[0] : static_cast<std::uint64_t>(proj_len);
   check_size(std::uint64_t{d.B} * k * d.H * std::max(d.E, d.D), size_field,
              "the projected keys and values (B, k, H, E or D)");
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{d.B} * d.H * d.L_Q * k, size_field, "the (B, H, L_Q, k) scores and weights",
                "; use \"trace\": \"context\"");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
+  ctx.begin_work();
+  if (!given) p = linformer_projections(ctx.seed, static_cast<std::size_t>(proj_len), d.L_K);
   return linformer_attention(in.q, in.k, in.v, in.scale, p, ctx.level);
 }
 

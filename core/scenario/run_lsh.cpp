@@ -58,9 +58,9 @@ Trace run_lsh(ScenarioContext& ctx) {
   } else {
     check_size(static_cast<std::uint64_t>(*n_hashes) * E * static_cast<std::uint64_t>(*n_buckets / 2), "n_buckets",
                "the rotations (n_hashes, E, n_buckets / 2)");
-    rotations = lsh_rotations(ctx.seed, static_cast<std::size_t>(*n_hashes), E, static_cast<std::size_t>(*n_buckets));
   }
-  const std::uint64_t rounds = rotations.shape()[0], D = v.shape()[3], half = rotations.shape()[2];
+  const std::uint64_t rounds = given ? rotations.shape()[0] : static_cast<std::uint64_t>(*n_hashes), D = v.shape()[3];
+  const std::uint64_t half = given ? rotations.shape()[2] : static_cast<std::uint64_t>(*n_buckets / 2);
   const std::string buckets_field = given ? "rotations" : "n_buckets";
   check_size(std::uint64_t{L} * half, buckets_field, "the rotated queries q R of a round (L, n_buckets / 2)");
   // the hashing q R: B*H*n_hashes*L*E*n_buckets/2 multiply-adds
@@ -74,17 +74,21 @@ Trace run_lsh(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full)
     check_size(std::uint64_t{B} * H * L * L, "q", "the (B, H, L, L) weights", "; use \"trace\": \"context\"");
   const bool allow_duplicate_attention = f.boolean("allow_duplicate_attention", kDefaultDuplicates);
-  if (ctx.reference == "reformer-pytorch") {  // issue 17: lucidrains' LSHAttention
+  // reformer-pytorch's options (issue 17), read before the work begins like every field
+  const bool reformer = ctx.reference == "reformer-pytorch";
+  ReformerOptions reformer_options;
+  if (reformer) {  // lucidrains' LSHAttention
     if (f.has("scale"))
       ctx.warnings.push_back("reformer-pytorch scales by E^-1/2 always: scale is used only for exact_context");
-    ReformerOptions o;
-    o.attend_across_buckets = f.boolean("attend_across_buckets", true);  // upstream's default
-    o.allow_duplicate_attention = allow_duplicate_attention;
-    return reformer_lsh_attention(q, v, rotations, o, scale, ctx.level);
-  }
-  if (f.has("attend_across_buckets"))
+    reformer_options.attend_across_buckets = f.boolean("attend_across_buckets", true);  // upstream's default
+    reformer_options.allow_duplicate_attention = allow_duplicate_attention;
+  } else if (f.has("attend_across_buckets")) {
     throw InputError("attend_across_buckets", "is reformer-pytorch's option (\"reference\": \"reformer-pytorch\"); "
                                               "SPEC's LSH attends within the bucket only");
+  }
+  ctx.begin_work();
+  if (!given) rotations = lsh_rotations(ctx.seed, static_cast<std::size_t>(*n_hashes), E, static_cast<std::size_t>(*n_buckets));
+  if (reformer) return reformer_lsh_attention(q, v, rotations, reformer_options, scale, ctx.level);
   return lsh_attention(q, v, scale, rotations, allow_duplicate_attention, ctx.level);
 }
 

@@ -163,7 +163,10 @@ Trace run_mla(ScenarioContext& ctx) {
   if (!given)  // given weights were checked as inputs
     for (const WeightShape& s : weight_shapes(d_model, c))
       check_size(std::uint64_t{s.rows} * (s.cols ? s.cols : 1), "num_heads", std::string("the seeded weight ") + s.name);
-  const MlaWeights w = given ? read_weights(ctx.fields, d_model, c) : seeded_mla_weights(ctx.seed, d_model, c);
+  MlaWeights w;
+  if (given) w = read_weights(ctx.fields, d_model, c);
+  ctx.begin_work();  // every field read and checked: the budget, then the seeded weights
+  if (!given) w = seeded_mla_weights(ctx.seed, d_model, c);
   Trace trace = mla_attention(x, w, c, mask, ctx.level);
   if (!given && ctx.level == TraceLevel::full) {  // the drawn weights, for copy as PyTorch
     const auto put = [&trace](const char* name, const std::optional<Tensor>& t) {

@@ -48,6 +48,8 @@ Trace run_multihead(ScenarioContext& ctx) {
   options.inner = read_inner(f);
 
   MultiheadWeights weights;
+  std::size_t seeded_hiddens = 0;  // drawn after every check (begin_work)
+  bool seeded_bias = false;
   if (f.has("weights")) {
     Fields w = f.object("weights");
     weights.W_q = w.tensor("W_q", {Dim::any("num_hiddens"), Dim::of(d_q, "d_q of queries")});
@@ -90,8 +92,8 @@ Trace run_multihead(ScenarioContext& ctx) {
       throw InputError("num_hiddens", std::to_string(nh) + " gives tensors of more than " +
                        std::to_string(kMaxTensorElements) + " numbers");
     // d2l's MultiHeadAttention has bias=False; TSLib's AttentionLayer (around ProbAttention) nn.Linear's True
-    const bool bias = f.boolean("bias", options.inner == InnerAttention::prob);
-    weights = seeded_multihead_weights(ctx.seed, d_q, d_k, d_v, nh, bias);
+    seeded_bias = f.boolean("bias", options.inner == InnerAttention::prob);
+    seeded_hiddens = nh;
     for (const char* name : {"b_q", "b_k", "b_v", "b_o"})
       if (f.has(name)) throw InputError(std::string(name), "biases are given with the weights (\"weights\": {...}); "
                                         "with num_hiddens use \"bias\": true");
@@ -117,6 +119,8 @@ Trace run_multihead(ScenarioContext& ctx) {
                                       "no H = 1 pitfall: squeeze_bug must be false");
     options.prob.squeeze_bug = false;
   }
+  ctx.begin_work();
+  if (seeded_hiddens) weights = seeded_multihead_weights(ctx.seed, d_q, d_k, d_v, seeded_hiddens, seeded_bias);
   Trace trace = multihead_attention(queries, keys, values, weights, options, ctx.level);
   // head contexts are averages of the projected values; W_o (or, seeded, values near 1e308) can overflow
   if (const auto at = not_finite_at(trace.tensor("output")))

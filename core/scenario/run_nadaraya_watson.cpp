@@ -132,6 +132,7 @@ Trace run_nadaraya_watson(ScenarioContext& ctx) {
   if (ctx.level == TraceLevel::full && n_query * n_train > kMaxTensorElements)
     throw InputError(query_field, "the weights (n_query x n_train) would hold " + std::to_string(n_query * n_train) +
                      " numbers, more than the limit " + std::to_string(kMaxTensorElements) + "; use \"trace\": \"context\"");
+  ctx.begin_work();
 
   Trace result = nadaraya_watson(x_train, y_train, x_query, kernel, w, training ? &*training : nullptr, ctx.level);
   if (training) {

@@ -50,6 +50,8 @@ Trace run_performer(ScenarioContext& ctx) {
   std::int64_t m = read_num_features(f, d.E);
   Tensor projection;
   const bool given = f.has("projection");
+  bool orthogonal = false;
+  ProjectionNorms norms = ProjectionNorms::chi;
   if (given) {
     projection = ctx.tensor("projection", projection_dims(f, m, d.E));
     m = static_cast<std::int64_t>(projection.shape()[0]);
@@ -58,11 +60,9 @@ Trace run_performer(ScenarioContext& ctx) {
     f.ignore({"orthogonal", "norms"});
   } else {
     const json defaults = performer_defaults();
-    const bool orthogonal = f.boolean("orthogonal", defaults["orthogonal"]);
+    orthogonal = f.boolean("orthogonal", defaults["orthogonal"]);
     const auto norms_name = f.choice("norms", {"chi", "sqrt_d", "quantile"}, defaults["norms"]);
-    const ProjectionNorms norms = norms_name == "sqrt_d"     ? ProjectionNorms::sqrt_d
-                                  : norms_name == "quantile" ? ProjectionNorms::quantile
-                                                             : ProjectionNorms::chi;
+    norms = norms_name == "sqrt_d" ? ProjectionNorms::sqrt_d : norms_name == "quantile" ? ProjectionNorms::quantile : ProjectionNorms::chi;
     const std::uint64_t M = static_cast<std::uint64_t>(m);
     check_size(M * d.E, "num_features", "the projection (m, E)");
     // Gram-Schmidt: each row against up to E - 1 earlier rows of its block, twice
@@ -72,12 +72,13 @@ Trace run_performer(ScenarioContext& ctx) {
                                            " takes about " + std::to_string(work) +
                                            " multiply-adds, more than the limit 2147483648; use fewer features, "
                                            "\"orthogonal\": false or a given projection");
-    projection = draw_projection(static_cast<std::size_t>(m), d.E, orthogonal, norms, ctx.seed);
   }
   check_kernel_sizes(ctx, d, static_cast<std::size_t>(m), given ? "projection" : "num_features");
   const KernelReference ref = kernel_reference(ctx);
   if (ref == KernelReference::performer_pytorch && f.has("scale"))
     ctx.warnings.push_back("performer-pytorch's softmax_kernel scales x by E^-1/4 always: scale is used only for exact_context");
+  ctx.begin_work();
+  if (!given) projection = draw_projection(static_cast<std::size_t>(m), d.E, orthogonal, norms, ctx.seed);
   return performer_attention(in.q, in.k, in.v, projection, in.scale, mask, ctx.level, ref);
 }
 

@@ -53,6 +53,7 @@ Trace run_pooling(ScenarioContext& ctx) {
     check_size(std::uint64_t{d.B} * d.H * d.L_Q * L_out, "k", "the (B, H, L_Q, L') scores and weights",
                "; use \"trace\": \"context\"");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
+  ctx.begin_work();
   return pooling_attention(in.q, in.k, in.v, in.scale, o, ctx.level);
 }
 

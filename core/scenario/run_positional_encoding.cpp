@@ -33,6 +33,7 @@ Trace run_positional_encoding(ScenarioContext& ctx) {
   const double base = ctx.fields.number("base", kDefaultBase);
   if (!(base > 0.0))
     throw InputError("base", "expected a positive number, got " + ctx.fields.raw("base").dump());
+  ctx.begin_work();
   return positional_encoding(static_cast<std::size_t>(num_steps), static_cast<std::size_t>(encoding_dim), base);
 }
 

@@ -104,6 +104,7 @@ Trace run_prob(ScenarioContext& ctx) {
   const ProbOptions options = read_prob_options(ctx, d.L_Q, d.L_K, d.H);
   check_prob_sizes(ctx, options, d.B, d.H, d.L_Q, d.L_K, options.output_attention ? "output_attention" : "k");
   check_size(std::uint64_t{d.B} * d.L_Q * d.H * d.D, "v", "the context (B, L_Q, H, D)");
+  ctx.begin_work();
   return prob_attention(in.q, in.k, in.v, in.scale, mask, options, ctx.level);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "../attention_rows.hpp"
 #include "trace_json.hpp"
@@ -209,22 +210,6 @@ void check_finite(const Trace& trace) {
 
 }  // namespace
 
-json parse_scenario_text(const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto colon = what.find("parse error");
-    throw InputError("", "invalid JSON at byte " + std::to_string(e.byte) + ": " +
-                     (colon == std::string::npos ? what : what.substr(colon)));
-  } catch (const json::exception& e) {  // out_of_range 406: a number beyond the double range (1e400)
-    std::string what = e.what();
-    const auto bracket = what.find("] ");
-    throw InputError("", "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
-                     " (numbers must be finite doubles)");
-  }
-}
-
 void ScenarioContext::report(double fraction, const std::string& what, const json& detail) const {
   if (progress && !progress(fraction, what, detail))
     throw Cancelled("", "cancelled by the progress callback at " + what + " (no trace: a partial run is not the scenario's)");
@@ -284,14 +269,51 @@ const AlgorithmEntry& begin_scenario(ScenarioContext& ctx) {
   return *entry;
 }
 
+// The work budget (issue 18, docs/semantics.md "Work budget"): a run whose estimate is above the
+// scenario's "max_flops" (default kDefaultMaxFlops, 2 flops per multiply-add: about a second of
+// full attention on one core natively) is refused before it starts, but only once its reader has
+// read and checked every field (ScenarioContext::begin_work), so a bad field is named first. Its
+// work: the cost's flops and, at trace "full", an approximation's exact comparison
+// (sizes.exact_flops). An estimate that fails where the reader accepts the scenario is a bug of
+// the estimator: the run is refused with the estimator's error rather than run unbounded.
+constexpr double kDefaultMaxFlops = 6e9;
+
+std::optional<InputError> budget_refusal(const json& scenario, InputBuffers* in_buffers, double max_flops) {
+  double flops = 0;
+  try {
+    Fields fields(scenario, "", in_buffers);
+    ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false};
+    ctx.shapes_only = true;
+    const Estimate e = begin_scenario(ctx).estimate(ctx);
+    flops = static_cast<double>(e.cost.flops) + e.sizes.value("exact_flops", 0.0);  // exact_flops: at trace "full" only
+  } catch (const InputError& e) {
+    return e;
+  }
+  if (!(flops > max_flops)) return std::nullopt;
+  return InputError("", "too large: about " + number_text(flops / 2) + " multiply-adds (limit " + number_text(max_flops / 2) +
+                            (max_flops == kDefaultMaxFlops ? ", about a second of work" : " from \"max_flops\"") +
+                            "); make the tensors shorter or fewer (L, B, H, E), use fewer samples, features or epochs, " +
+                            "or raise \"max_flops\" (flops, 2 per multiply-add; default " + number_text(kDefaultMaxFlops) + ")");
+}
+
 }  // namespace
+
+void ScenarioContext::begin_work() {
+  work_begun = true;
+  if (budget_refusal) throw *budget_refusal;
+}
 
 json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers* out_buffers, const ProgressFn& progress) {
   Fields fields(scenario, "", in_buffers);
   ScenarioContext ctx{fields, 0, TraceLevel::full, json::object(), {}, Dtype::float64, false, {}, nullptr, false, {}};
   ctx.progress = progress;
   const AlgorithmEntry& entry = begin_scenario(ctx);
+  const double max_flops = fields.number("max_flops", kDefaultMaxFlops);
+  if (!(max_flops > 0)) throw InputError(fields.path_of("max_flops"), "expected a number above 0, got " + number_text(max_flops));
+  ctx.budget_refusal = budget_refusal(scenario, in_buffers, max_flops);
   Trace trace = entry.run(ctx);
+  if (!ctx.work_begun)  // every reader must call it (tests/catch2/test_budget.cpp runs every preset)
+    throw std::logic_error(std::string("the reader of ") + entry.name + " never called begin_work (the work budget)");
   check_finite(trace);
   trace.algorithm = entry.name;
   trace.reference = ctx.reference;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,16 @@ struct ScenarioContext {
   const AlgorithmEntry* entry = nullptr;  // the algorithm being read (its masks, defaults)
   bool shapes_only = false;             // estimate_scenario: tensors may come as {"shape": [...]}
   std::string reference;                // "reference" (SPEC §2, issue 17): "" = SPEC's formulas
+
+  // The work budget (run_scenario, docs/semantics.md "Work budget"): the refusal begin_work()
+  // throws when the run's estimate is above "max_flops" (empty detail: within the budget).
+  std::optional<InputError> budget_refusal;
+  bool work_begun = false;              // begin_work() was called
+
+  // Every reader calls this once it has read and checked every field, before it draws or computes
+  // anything large: a bad field is named before the budget speaks, and a run above the budget is
+  // refused before its work starts. (run_scenario refuses a reader that never calls it.)
+  void begin_work();
 
   // Reads only a tensor's shape (nested arrays, {"shape", "data"}, a buffer reference or, for
   // estimates, {"shape"} alone) and records it: no number is read or copied.

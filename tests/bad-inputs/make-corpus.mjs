@@ -81,9 +81,14 @@ const T = (name, text, field) => bad.push({ name, text, field });
 // ---- not a scenario at all ----
 T('text: not JSON', 'nope', 'scenario');
 T('text: empty', '', 'scenario');
-T('text: truncated object', '{"algorithm": "full", "q": [[[[1', 'scenario');
-T('text: NaN literal', '{"algorithm": "full", "q": NaN}', 'scenario');
-T('text: number beyond double range (1e400)', '{"algorithm": "full", "q": [[[[1e400]]]], "k": [[[[1]]]], "v": [[[[1]]]]}', 'scenario');
+// the parser names the path where it stopped (issue 18): the array left open, the literal's entry
+T('text: truncated object', '{"algorithm": "full", "q": [[[[1', 'q[0][0][0]');
+T('text: NaN literal', '{"algorithm": "full", "q": NaN}', 'q');
+T('text: number beyond double range (1e400)', '{"algorithm": "full", "q": [[[[1e400]]]], "k": [[[[1]]]], "v": [[[[1]]]]}', 'q[0][0][0][0]');
+T('text: -Infinity as a mask fill', '{"algorithm": "full", "q": [[[[1]]]], "k": [[[[1]]]], "v": [[[[1]]]], "mask": {"kind": "causal", "fill": -Infinity}}', 'mask.fill');
+T('text: Infinity in v', '{"algorithm": "full", "q": [[[[1]]]], "k": [[[[1]]]], "v": [[[[1, Infinity]]]]}', 'v[0][0][0][1]');
+T('text: nested 100 deep', '{"algorithm": "full", "q": ' + '['.repeat(100) + ']'.repeat(100) + '}', 'q' + '[0]'.repeat(63));
+T('text: a missing comma in the mask', '{"algorithm": "full", "q": [[[[1]]]], "k": [[[[1]]]], "v": [[[[1]]]], "mask": {"kind": "local" "window": 1}}', 'mask');
 T('text: trailing garbage', '{"algorithm": "full"} x', 'scenario');
 B('top-level array', [FULL], 'scenario');
 T('text: a JSON string', '"full"', 'scenario');

@@ -4,6 +4,14 @@
 import { getEngine } from '../engine/compute';
 import { runRequest, runVariant, type BatchValue } from '../engine/batch';
 import type { FromWorker, ToWorker } from './protocol';
+import type { Scenario } from '../engine/compute';
+
+// The core refuses a run above its work budget (`max_flops`, about a second: docs/semantics.md
+// "Work budget"), the guard of a call nobody can stop. A run here can be stopped (cancel
+// terminates this worker) and shows its progress, so the worker lifts the budget unless the
+// scenario sets its own: 1e15 flops, days of work.
+const WORKER_MAX_FLOPS = 1e15;
+const lifted = (s: Scenario): Scenario => (s.max_flops === undefined ? { ...s, max_flops: WORKER_MAX_FLOPS } : s);
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void;
@@ -22,7 +30,8 @@ const start = (wasmUrl: string) => getEngine({ wasmUrl }).then((engine) => {
   scope.onmessage = (event) => {
     if (event.data.type === 'init') return;
     if (event.data.type === 'scenario') {  // one scenario and the runs beside it (background.ts)
-      const { id, request } = event.data;
+      const { id } = event.data;
+      const request = { ...event.data.request, scenario: lifted(event.data.request.scenario), beside: event.data.request.beside?.map(lifted) };
       try {
         const result = runRequest(engine, request, (fraction, what, detail) =>
           scope.postMessage({ type: 'scenarioProgress', id, fraction, what, detail }));

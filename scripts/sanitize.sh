@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 18; docs/testing.md):
+#   scripts/sanitize.sh [CATCH2 ARGS...]   (npm run sanitize) builds build/fuzz with clang++
+#                                          (-DATTNPLAY_SANITIZE=ON, -O1 -g1: cmake/fuzz.cmake) and
+#                                          runs attnplay_tests there; any report fails it
+#   scripts/sanitize.sh --build-only TARGET...   only builds those targets (scripts/fuzz.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+if [ ! -f build/fuzz/CMakeCache.txt ]; then
+  cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNPLAY_SANITIZE=ON "${launcher[@]}" > build/fuzz-configure.log 2>&1 ||
+    { cat build/fuzz-configure.log >&2; exit 1; }
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "${1:-}" = --build-only ]; then
+  shift
+  targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  nice -n 10 cmake --build build/fuzz -j "$jobs" "${targets[@]}" > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log >&2; exit 1; }
+  exit 0
+fi
+start=$(date +%s)
+nice -n 10 cmake --build build/fuzz -j "$jobs" --target attnplay_tests > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log >&2; exit 1; }
+echo "sanitize: built in $(( $(date +%s) - start ))s" >&2
+start=$(date +%s)
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 nice -n 10 build/fuzz/attnplay_tests "$@"
+echo "sanitize: Catch2 under ASan + UBSan in $(( $(date +%s) - start ))s" >&2
