@@ -3,6 +3,8 @@
 import type { Key } from './i18n';
 
 export { PRESET_DESCRIPTIONS_ZH } from './i18n-zh-presets';
+// the algorithms' and presets' Chinese titles (scripts/catalog.mjs: out of the English first load)
+export { default as CATALOG_ZH_TITLES } from '../../build/wasm/catalog-zh.json';
 
 export const ZH: Record<Key, string> = {
   loading: '正在加载 WASM 核心…',

@@ -120,6 +120,8 @@ export type Key = keyof typeof EN;
 
 let ZH: Record<Key, string> | null = null;
 let ZH_PRESETS: Record<string, string> = {};
+/** The catalog's Chinese titles (build/wasm/catalog-zh.json, with the Chinese strings). */
+let ZH_TITLES: { algorithms: Record<string, string>; presets: Record<string, string> } = { algorithms: {}, presets: {} };
 let zhLoading: Promise<void> | null = null;
 
 /** Resolves when the language's strings are there (English always is); starts fetching them. */
@@ -128,12 +130,19 @@ export function loadLanguage(lang: Lang): Promise<void> {
   zhLoading ??= import('./i18n-zh').then((m) => {
     ZH = m.ZH;
     ZH_PRESETS = m.PRESET_DESCRIPTIONS_ZH;
+    ZH_TITLES = m.CATALOG_ZH_TITLES;
   });
   return zhLoading;
 }
 
 export function t(lang: Lang, key: Key): string {
   return lang === 'zh' && ZH ? ZH[key] : EN[key];
+}
+
+/** The Chinese title of an algorithm or a preset: its own (the whole module's registry has them),
+ * else the catalog's (loaded with the Chinese strings), else ''. */
+export function zhTitle(kind: 'algorithms' | 'presets', entry: { name: string; title_zh?: string }): string {
+  return entry.title_zh || ZH_TITLES[kind][entry.name] || '';
 }
 
 /** A preset's description in `lang` (the core's English one where Chinese has none). */

@@ -74,7 +74,8 @@ function algorithmRecord(entry: string | AlgorithmRecord): Algorithm {
   return typeof entry === 'string' ? { name: entry, title: entry, title_zh: entry, description: '' } : entry;
 }
 
-// the catalog leaves out what the first load does not show (descriptions but the presets' it runs)
+// the catalog leaves out what the first load does not show (descriptions but the opening preset's;
+// the Chinese titles, which come with the Chinese strings: i18n.ts zhTitle)
 const catalogPresets = (catalog as { presets: Partial<Preset>[] }).presets
   .map((p) => ({ name: '', title: '', title_zh: '', description: '', ...p }));
 /** Whether the first-load module runs preset `name` (the catalog carries the scenarios of those

@@ -8,7 +8,7 @@
 // (web/src/algorithms/<name>.ts, `applies: isAlg('name')`), spliced in the registry's order.
 import { shapeOf } from '../format';
 import type { Scenario } from '../engine/compute';
-import type { Text } from '../i18n';
+import { zhTitle, type Text } from '../i18n';
 import { PAGE_ALGORITHMS } from '../algorithms';
 import { isProb, maskKind, traits } from '../algorithms/module';
 import { algorithmRegistry } from './algorithms';
@@ -65,7 +65,7 @@ export const PROPS: readonly Prop[] = [
   { key: 'algorithm', kind: 'enum', panel: 'algorithm', label: { en: 'Algorithm', zh: '算法' },
     options: () => algorithmRegistry().map((a) => a.name),
     choices: () => algorithmRegistry().map((a) => ({ value: a.name,
-      label: { en: titled(a.name, a.title), zh: titled(a.name, a.title_zh || a.title) } })),
+      label: { en: titled(a.name, a.title), zh: titled(a.name, zhTitle('algorithms', a) || a.title) } })),
     applies: () => true, initial: () => 'full' },
   { key: 'q', kind: 'tensor', panel: 'tensors', label: { en: 'Q (queries)', zh: 'Q（查询）' },
     applies: reads('q'), initial: () => [[[[1, 0]], [[0, 1]]]] },

@@ -5,7 +5,7 @@ import { h } from '../dom';
 import { range, shapeOf } from '../format';
 import { isDraw, type Preset, type Scenario } from '../engine/compute';
 import { PITFALL_KEYS, PROP, THEMES, dimNames, dims, get, qkvEqual, traits, type DimName } from '../state';
-import { presetDescription, t, type Lang } from '../i18n';
+import { presetDescription, t, zhTitle, type Lang } from '../i18n';
 import { propControl, propControls, type ControlContext } from './controls';
 import { errorSlot } from './errors';
 import { allowedEditor, lensEditor, tensorEditor } from './grid-editor';
@@ -35,7 +35,7 @@ export function presetBar(o: PresetBarOptions): HTMLElement[] {
   const select = h('select', { id: 'preset-select', dataset: { key: 'preset' } },
     o.preset ? null : h('option', { value: '', text: t(lang, 'custom'), selected: true }),
     ...o.presets.map((p) => h('option', { value: p.name, selected: p.name === o.preset,
-      text: `${p.name} — ${lang === 'zh' ? p.title_zh || p.title : p.title}` })));
+      text: `${p.name} — ${lang === 'zh' ? zhTitle('presets', p) || p.title : p.title}` })));
   select.addEventListener('change', () => { if (select.value) o.onPreset(select.value); });
   const langButton = h('button', { type: 'button', class: 'lang', dataset: { key: 'lang' },
     // its name is what it shows (in the language it names); "Language" is its tooltip
