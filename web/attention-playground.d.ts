@@ -37,21 +37,28 @@ export interface CellRef {
   index: number[];
 }
 
-/** One named partial value a cell is built from. */
+/** One named partial value a cell is built from (a product of a dot product, the row max, the row sum...). */
 export interface Term {
+  /** Short name, e.g. "q[0]·k[1] (e=0)", "max_j s", "Σ_j exp(s_j − max)". */
   name: string;
   value: number;
+  /** The cell it is read from, when it is one (then highlighted with the operands). */
   ref?: CellRef;
+  /** A product's two factors' cells (q and k of a score's product, w and v of a context's). */
   refs?: CellRef[];
 }
 
 /** `el.explain(field, index)`: the cell's value, its formula (LaTeX, numbers substituted), the same
  * as a sentence, the terms it is built from and the cells it reads. */
 export interface Explanation extends CellRef {
+  /** The cell's value, equal to the trace's (a boolean for `allowed`). */
   value: number | boolean;
+  /** LaTeX with the numbers substituted, e.g. "\\frac{e^{2-2}}{e^{0}+e^{-1}+e^{-2}} = \\frac{1}{1.503} = 0.665". */
   formula: string;
+  /** The same derivation as one plain sentence (screen readers, and the page before KaTeX is loaded). */
   text: string;
   terms: Term[];
+  /** The cells it reads (highlighted in the other maps and grids). */
   operands: CellRef[];
 }
 
