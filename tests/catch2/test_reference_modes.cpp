@@ -106,8 +106,8 @@ TEST_CASE("reference d2l-en (nadaraya_watson): the loss and its gradient halved"
   CHECK(c["warnings"].dump().find("changes only training") != std::string::npos);
 }
 
-TEST_CASE("bahdanau: current d2l-en's encoder.rnn.rnn.* names give the same trace", "[reference]") {
-  const json zh = read_json_file("tests/fixtures/bahdanau/b2-t3-l1.json")["scenario"];
+/** The scenario with its weights under current d2l-en's names (encoder.rnn.* -> encoder.rnn.rnn.*). */
+static json with_d2l_en_names(const json& zh) {
   json en = zh;
   en["weights"] = json::object();
   for (const auto& [key, value] : zh["weights"].items()) {
@@ -115,6 +115,12 @@ TEST_CASE("bahdanau: current d2l-en's encoder.rnn.rnn.* names give the same trac
     if (name.rfind("encoder.rnn.", 0) == 0) name.insert(std::string("encoder.rnn.").size(), "rnn.");
     en["weights"][name] = value;
   }
+  return en;
+}
+
+TEST_CASE("bahdanau: current d2l-en's encoder.rnn.rnn.* names give the same trace", "[reference]") {
+  const json zh = read_json_file("tests/fixtures/bahdanau/b2-t3-l1.json")["scenario"];
+  const json en = with_d2l_en_names(zh);
   const json a = run(zh), b = run(en);
   CHECK(max_rel_diff(b["output"], a["output"]) == 0.0);
   CHECK(b["warnings"] == a["warnings"]);
@@ -126,13 +132,7 @@ TEST_CASE("bahdanau: current d2l-en's encoder.rnn.rnn.* names give the same trac
 
 TEST_CASE("bahdanau: with d2l-en's names the gradients and trained weights say encoder.rnn.rnn.*", "[reference]") {
   const json zh = read_json_file("tests/fixtures/bahdanau/grad-b2-t3-l1.json")["scenario"];
-  json en = zh;
-  en["weights"] = json::object();
-  for (const auto& [key, value] : zh["weights"].items()) {
-    std::string name = key;
-    if (name.rfind("encoder.rnn.", 0) == 0) name.insert(std::string("encoder.rnn.").size(), "rnn.");
-    en["weights"][name] = value;
-  }
+  const json en = with_d2l_en_names(zh);
   const json a = run(zh), b = run(en);
   REQUIRE(b.contains("gradients"));
   CHECK_FALSE(b["gradients"].contains("encoder.rnn.weight_ih_l0"));
