@@ -11,6 +11,9 @@ import type { Session } from './state/session';
  * and replaceState with a long URL cost more than a frame's budget). */
 const LONG_HASH = 4096;
 
+/** How long the edits pause before the URL is written. */
+const PAUSE_MS = 300;
+
 /** What the element does for a link. */
 export interface LinkTarget {
   /** A preset's link: loaded as picking it does. */
@@ -60,6 +63,8 @@ export class UrlSync {
   #timer: ReturnType<typeof setTimeout> | null = null;
   /** When the URL was last written (performance.now()). */
   #written = -Infinity;
+  /** Writes the waiting hash when the page is left or hidden (a reload keeps the last edit). */
+  #leaving: (() => void) | null = null;
   /** The hash write in flight (a `#z=` link is compressed first). */
   #done: Promise<void> = Promise.resolve();
   /** Bumped by every hash write asked for: a compression that ends after a later one began is dropped. */
@@ -128,14 +133,18 @@ export class UrlSync {
     this.#target.failed();
   }
 
-  /** Writes the scenario to the URL: just after the edit (a task of its own, off the edit's path)
-   * after a pause, else at most once per 250 ms (the last edit wins). history.replaceState costs a
-   * few ms and Chromium throttles a stream of them, so a stream of edits (typing, a slider) must
-   * not write it each time; a long scenario waits the full 250 ms (encoding it costs more). */
+  /** Writes the scenario to the URL once the edits pause for PAUSE_MS (a task of its own, off the
+   * edit's path; the last edit wins). history.replaceState costs milliseconds (tens with a long
+   * URL: L = 64's) and Chromium throttles a stream of them, so a stream of edits (typing, a slider)
+   * writes it once, when it stops, not between keystrokes; leaving the page writes it at once. */
   write(): void {
-    if (this.#timer) return;
-    const since = performance.now() - this.#written;
-    this.#timer = setTimeout(() => this.#now(false), Math.max(0, 250 - since));
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#now(false), PAUSE_MS);
+    if (!this.#leaving) {
+      this.#leaving = () => { if (this.#timer) this.#now(true); };
+      window.addEventListener('pagehide', this.#leaving);
+      document.addEventListener('visibilitychange', this.#leaving);
+    }
   }
 
   /** A new entry of the undo history: a new entry of the browser's too (its hash written after, by
