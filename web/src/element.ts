@@ -16,7 +16,7 @@ import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
 import type { Explanation } from './explain/explanation';
 import { clear, h } from './dom';
-import { clone } from './format';
+import { clone, painting } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
@@ -154,12 +154,12 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** Resolves once a long run under way (in a worker) is done, the views the current trace needs
-   * are loaded and drawn (lazy chunks), and every part of the results off screen shows the latest
-   * trace (they are patched in idle time). A training is not waited for (its `trace` event is). */
+   * are loaded and drawn (lazy chunks), every part of the results off screen shows the latest
+   * trace (they are patched in idle time) and the large maps are painted (in slices). A training is not waited for (its `trace` event is). */
   get settled(): Promise<void> {
     flushPatches();
     const running = this.#session?.longRunSettled() ?? Promise.resolve();
-    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches());
+    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches()).then(() => Promise.all(painting)).then(() => undefined);
   }
 
   connectedCallback(): void {

@@ -206,7 +206,8 @@ function paint(st: Part<CanvasState>): void {
   const lookup = rgbLookup(o.color, o.values, o.extent);
   const img = ctx.createImageData(gw, gh);
   const px = img.data;
-  for (let gi = 0; gi < gh; gi++) {
+  const bool = o.color === 'bool';
+  const paintRow = (gi: number) => {
     for (let gj = 0; gj < gw; gj++) {
       let sum = 0, n = 0, masked = 0, cells = 0, last: unknown = null;
       for (let i = gi * block; i < Math.min(rows, (gi + 1) * block); i++) {
@@ -223,18 +224,26 @@ function paint(st: Part<CanvasState>): void {
       const k = 4 * (gi * gw + gj);
       // a masked block is left transparent: the canvas's background hatches it, as the tables do
       if (masked === cells) continue;
-      const c = o.color === 'bool' ? lookup(block === 1 ? last : n > 0 && sum / n >= 0.5) : n > 0 ? lookup(sum / n) : null;
+      // typed booleans (a long run's `allowed`, format.ts rowsOf) are 0 and 1
+      const c = bool ? lookup(block === 1 ? (typeof last === 'number' ? last !== 0 : last) : n > 0 && sum / n >= 0.5) : n > 0 ? lookup(sum / n) : null;
       const [r, g, b] = c ?? [246, 247, 249];
       px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
     }
+  };
+  // a long run's typed rows paint themselves in slices, a task each (worker/packed.ts)
+  const sliced = (o.values as { sliced?: (rows: number, paintRow: (gi: number) => void, done: () => void, map: object) => void }).sliced;
+  if (sliced) sliced(gh, paintRow, () => ctx.putImageData(img, 0, 0), st);
+  else {
+    for (let gi = 0; gi < gh; gi++) paintRow(gi);
+    ctx.putImageData(img, 0, 0);
   }
-  ctx.putImageData(img, 0, 0);
 }
 
 /** The hover line of a canvas map for cell (i, j) of its current values. */
 function showHover(st: Part<CanvasState>, i: number, j: number): void {
   const { o, hover } = st;
-  const v = o.values[i]?.[j];
+  const raw = o.values[i]?.[j];
+  const v = o.color === 'bool' && typeof raw === 'number' ? raw !== 0 : raw;
   hover.textContent = `${o.axes[0]}: ${o.rowLabels[i] ?? i}, ${o.axes[1]}: ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ` (${t(o.lang, 'masked')})` : ''}`;
   hover.dataset.value = exact(v);
   hover.dataset.row = String(i);

@@ -1,7 +1,7 @@
 // The trace of one recompute, for one (b, h) slice: cost, warnings, scores, mask, weights,
 // context (an algorithm's module may title its scores and weights). DOM only.
 import { h } from '../dom';
-import { at, range, shapeOf, sliceBH } from '../format';
+import { at, range, rowsOf, shapeOf, TYPED } from '../format';
 import type { Trace } from '../engine/compute';
 import { t, tx, type Key, type Lang } from '../i18n';
 import { algorithm, MASK, type FlowStep } from '../algorithms/module';
@@ -53,8 +53,7 @@ const axesOf = (trace: Trace, field: string, lang: Lang, row: Key, col: Key): [s
 
 /** A (B, L, H, D) tensor at (b, h) as a map with one row per query. */
 export function contextSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang): HeatmapOptions {
-  const rows = (at(trace[field], [b]) as unknown[][] | undefined) ?? [];
-  const values = rows.map((r) => (Array.isArray(r[hh]) ? (r[hh] as unknown[]) : []));
+  const values = rowsOf(trace, field, b, hh, 1);
   return {
     title, caption, field, values, color: 'diverging', lang, axes: [t(lang, 'axisQuery'), t(lang, 'axisFeat')],
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
@@ -70,7 +69,7 @@ export function contextMap(trace: Trace, field: string, title: string, caption: 
 
 function bhSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang,
   color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HeatmapOptions {
-  const values = sliceBH(trace[field], b, hh);
+  const values = rowsOf(trace, field, b, hh);
   return {
     title, caption, field, values, color, masked, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisKey'),
     rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
@@ -102,10 +101,12 @@ export const MAPS = ['scores', 'allowed', 'weights', 'head_weights', 'attn', 'co
 /** The map the results draw for trace field `field` at (b, h): which 2-D slice, its labels and
  * colours (also what export.ts writes); null for a field the results do not draw. */
 export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang: Lang): HeatmapOptions | null {
-  if (trace[field] === undefined || !MAPS.includes(field)) return null;
-  const allowedSlice = trace.allowed !== undefined ? sliceBH(trace.allowed, b, hh) : null;
-  const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
-  const four = shapeOf(trace[field]).length === 4;
+  // a long run's typed fields are read as such (format.ts rowsOf): reading trace[field] would build its nested arrays
+  const typed = (trace as { [TYPED]?: Record<string, { shape: number[] }> })[TYPED] ?? {};
+  if (!MAPS.includes(field) || (!typed[field] && trace[field] === undefined)) return null;
+  const allowedSlice = typed.allowed || trace.allowed !== undefined ? rowsOf(trace, 'allowed', b, hh) : null;
+  const allowedAt = (i: number, j: number) => { const a = allowedSlice?.[i]?.[j]; return a === false || a === 0; };
+  const four = (typed[field]?.shape ?? shapeOf(trace[field])).length === 4;
   switch (field) {
     case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, lang, 'diverging', allowedAt);
     case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, lang, 'bool');
