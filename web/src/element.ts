@@ -16,7 +16,7 @@ import { idle, load, need, needModule, preloadAll, releaseViews } from './lazy';
 import type { ChapterViews } from './chapter';
 import type { Explanation } from './explain/explanation';
 import { clear, h } from './dom';
-import { clone, painting } from './format';
+import { clone } from './format';
 import { loadLanguage, t, type Lang } from './i18n';
 import { showErrors } from './views/errors';
 import { resultsHead, showLongRun } from './views/results-head';
@@ -25,6 +25,7 @@ import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
+import { painting } from './views/heatmap';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
 

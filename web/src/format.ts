@@ -33,22 +33,6 @@ export function at(value: unknown, path: readonly number[]): unknown {
   return cur;
 }
 
-/** A long run's large trace fields, kept typed (worker/packed.ts lazyTrace): `trace[TYPED]`. */
-export const TYPED = Symbol.for('attnplay.typed');
-export interface PackedTensor { shape: number[]; data: Float64Array | Uint8Array; bool?: true }
-/** What worker/packed.ts keeps on a trace: its typed fields, and their rows at (b, h) as views. */
-export type Typed = Record<string, PackedTensor> & { [TYPED]: (field: string, b: number, h: number, rowAxis: number) => unknown[][] };
-/** The sliced paints of large maps under way (worker/packed.ts): the element's `settled` waits. */
-export const painting = new Set<Promise<void>>();
-
-/** The rows of trace field `field` (rank 4) at (b, h): axis `rowAxis` (2: (B, H, R, C); 1: (B, R, H, C))
- * against the last; views into the typed data where the trace keeps the field so (no nested arrays). */
-export function rowsOf(trace: Record<string | symbol, unknown>, field: string, b: number, h: number, rowAxis = 2): unknown[][] {
-  const typed = trace[TYPED] as Typed | undefined;
-  if (typed?.[field]) return typed[TYPED](field, b, h, rowAxis);
-  return rowAxis === 2 ? sliceBH(trace[field], b, h) : ((at(trace[field], [b]) as unknown[][] | undefined) ?? []).map((r) => (Array.isArray(r[h]) ? r[h] as unknown[] : []));
-}
-
 /** (B,H,R,C) at b,h -> [R][C]. */
 export function sliceBH(t: unknown, b: number, h: number): unknown[][] {
   const m = at(t, [b, h]);

@@ -221,10 +221,10 @@ export class BackgroundRuns {
     const start = performance.now();
     this.#longRunDone = this.#inBackground(s, asked, false, () => this.longRun === state, (fraction, _what, detail) => {
       state.fraction = fraction;
-      if (typeof detail.workers === 'number') state.workers = detail.workers;
+      state.workers = detail.workers as number;
       this.onBackground?.(false);
     }, (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, beside, mode, workers }) => {
-        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start, fraction: 1, workers: workers ?? 1,
+        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start, workers: workers ?? 1,
           message: outcome.ok ? null : outcome.error });
         let i = 0;
         show(outcome, (x) => (i < asked.length && sameRun(x, asked[i]) ? beside[i++] : undefined) ?? notRun('not run in the background'));

@@ -198,6 +198,9 @@ const dimsOf = (o: HeatmapOptions) => ({ rows: o.values.length, cols: o.values.r
 const mode = (rows: number, cols: number): 'table' | 'canvas' => (rows * cols > TEXT_CELLS ? 'canvas' : 'table');
 const blockOf = (rows: number, cols: number) => Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_PIXELS));
 
+/** The large maps' paints under way, in slices (worker/packed.ts): the element's `settled` waits. */
+export const painting = new Set<Promise<void>>();
+
 /** Paints a canvas map's pixels from its options' values. */
 function paint(st: Part<CanvasState>): void {
   const { o, rows, cols, block, ctx } = st;
@@ -206,7 +209,6 @@ function paint(st: Part<CanvasState>): void {
   const lookup = rgbLookup(o.color, o.values, o.extent);
   const img = ctx.createImageData(gw, gh);
   const px = img.data;
-  const bool = o.color === 'bool';
   const paintRow = (gi: number) => {
     for (let gj = 0; gj < gw; gj++) {
       let sum = 0, n = 0, masked = 0, cells = 0, last: unknown = null;
@@ -224,8 +226,7 @@ function paint(st: Part<CanvasState>): void {
       const k = 4 * (gi * gw + gj);
       // a masked block is left transparent: the canvas's background hatches it, as the tables do
       if (masked === cells) continue;
-      // typed booleans (a long run's `allowed`, format.ts rowsOf) are 0 and 1
-      const c = bool ? lookup(block === 1 ? (typeof last === 'number' ? last !== 0 : last) : n > 0 && sum / n >= 0.5) : n > 0 ? lookup(sum / n) : null;
+      const c = o.color === 'bool' ? lookup(block === 1 ? last : n > 0 && sum / n >= 0.5) : n > 0 ? lookup(sum / n) : null;
       const [r, g, b] = c ?? [246, 247, 249];
       px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
     }
@@ -242,8 +243,7 @@ function paint(st: Part<CanvasState>): void {
 /** The hover line of a canvas map for cell (i, j) of its current values. */
 function showHover(st: Part<CanvasState>, i: number, j: number): void {
   const { o, hover } = st;
-  const raw = o.values[i]?.[j];
-  const v = o.color === 'bool' && typeof raw === 'number' ? raw !== 0 : raw;
+  const v = o.values[i]?.[j];
   hover.textContent = `${o.axes[0]}: ${o.rowLabels[i] ?? i}, ${o.axes[1]}: ${o.colLabels[j] ?? j}  [${i}, ${j}] = ${exact(v)}${o.masked?.(i, j) ? ` (${t(o.lang, 'masked')})` : ''}`;
   hover.dataset.value = exact(v);
   hover.dataset.row = String(i);

@@ -1,7 +1,7 @@
 // The trace of one recompute, for one (b, h) slice: cost, warnings, scores, mask, weights,
 // context (an algorithm's module may title its scores and weights). DOM only.
 import { h } from '../dom';
-import { at, range, rowsOf, shapeOf, TYPED } from '../format';
+import { at, range, shapeOf, sliceBH } from '../format';
 import type { Trace } from '../engine/compute';
 import { t, tx, type Key, type Lang } from '../i18n';
 import { algorithm, MASK, type FlowStep } from '../algorithms/module';
@@ -19,6 +19,21 @@ export interface ResultsOptions {
 }
 
 const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
+
+/** A long run's large fields, kept typed (worker/packed.ts lazyTrace): `trace[TYPED][field]`, and
+ * `trace[TYPED][TYPED](field, b, h, rowAxis)` their rows at (b, h) as views into the data. */
+const TYPED = Symbol.for('attnplay.typed');
+type Typed = Record<string, { shape: number[] }> & { [TYPED]: (field: string, b: number, h: number, rowAxis: number) => unknown[][] };
+const typedOf = (trace: Trace) => (trace as { [TYPED]?: Typed })[TYPED];
+
+/** Trace field `field` (rank 4) at (b, h), one row per query: rows on axis `rowAxis` (2: (B, H, R,
+ * C); 1: (B, R, H, C)), of the typed data where the trace keeps it so (reading trace[field] would
+ * build its nested arrays). */
+function rowsOf(trace: Trace, field: string, b: number, h: number, rowAxis = 2): unknown[][] {
+  const typed = typedOf(trace);
+  if (typed?.[field]) return typed[TYPED](field, b, h, rowAxis);
+  return rowAxis === 2 ? sliceBH(trace[field], b, h) : ((at(trace[field], [b]) as unknown[][] | undefined) ?? []).map((r) => (Array.isArray(r[h]) ? (r[h] as unknown[]) : []));
+}
 
 export function costLine(trace: Trace, lang: Lang): HTMLElement {
   const c = trace.cost;
@@ -101,8 +116,7 @@ export const MAPS = ['scores', 'allowed', 'weights', 'head_weights', 'attn', 'co
 /** The map the results draw for trace field `field` at (b, h): which 2-D slice, its labels and
  * colours (also what export.ts writes); null for a field the results do not draw. */
 export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang: Lang): HeatmapOptions | null {
-  // a long run's typed fields are read as such (format.ts rowsOf): reading trace[field] would build its nested arrays
-  const typed = (trace as { [TYPED]?: Record<string, { shape: number[] }> })[TYPED] ?? {};
+  const typed = typedOf(trace) ?? {} as Partial<Typed>;
   if (!MAPS.includes(field) || (!typed[field] && trace[field] === undefined)) return null;
   const allowedSlice = typed.allowed || trace.allowed !== undefined ? rowsOf(trace, 'allowed', b, hh) : null;
   const allowedAt = (i: number, j: number) => { const a = allowedSlice?.[i]?.[j]; return a === false || a === 0; };

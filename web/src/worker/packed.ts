@@ -2,13 +2,17 @@
 // blocked tab). The worker packs every large tensor field, floats as Float64Array and booleans
 // (`allowed`) as Uint8Array, and transfers their buffers (posted, not cloned: the worker's copy is
 // detached); the page keeps them typed (lazyTrace): the maps draw from the typed data
-// (format.ts rowsOf), and the field's nested arrays, the trace's documented form
+// (views/results.ts rowsOf), and the field's nested arrays, the trace's documented form
 // (attention-playground.d.ts), are built only if something reads the field. One trace type: the
 // same object, the same fields, the same numbers. No DOM.
 import { isTypedTensor, nested as toNestedArrays, shapeOf } from '../engine/compute';
-import { painting, TYPED, type PackedTensor, type Typed } from '../format';
+import { painting } from '../views/heatmap';
 
-export type { PackedTensor } from '../format';
+/** A trace's typed fields (views/results.ts reads them): `trace[TYPED]`. */
+const TYPED = Symbol.for('attnplay.typed');
+export interface PackedTensor { shape: number[]; data: Float64Array | Uint8Array; bool?: true }
+type Typed = Record<string, PackedTensor> & { [TYPED]?: unknown };
+
 
 /** Fields with fewer numbers than this are posted and kept as nested arrays (a small map's). */
 export const BIG = 4096;
@@ -100,7 +104,7 @@ const PAINT_MS = 12;
 const latest = new WeakMap<object, object>();
 
 /** Rows of a packed (B, H, R, C) field at (b, h) (rowAxis 2), or of a (B, R, H, C) one (rowAxis 1),
- * as views into its data (format.ts rowsOf), with what the maps ask of a large map: `range`, the
+ * as views into its data (views/results.ts rowsOf), with what the maps ask of a large map: `range`, the
  * smallest and largest finite number (views/colors.ts largest), computed once; `sliced`, its paint
  * in slices. A boolean slice small enough for a table is booleans. */
 function rows(typed: Record<string, PackedTensor>, field: string, b: number, h: number, rowAxis: number): unknown[][] {
@@ -108,7 +112,9 @@ function rows(typed: Record<string, PackedTensor>, field: string, b: number, h: 
   const [, n1, n2, C] = p.shape, R = rowAxis === 2 ? n2 : n1;
   const start = rowAxis === 2 ? (b * n1 + h) * n2 * C : (b * n1 * n2 + h) * C, step = rowAxis === 2 ? C : n2 * C;
   const out = Array.from({ length: R }, (_, i) => p.data.subarray(start + i * step, start + i * step + C));
-  if (p.bool && R * C <= BIG) return out.map((r) => Array.from(r, (x) => x !== 0));
+  // booleans as booleans where a map shows each cell (a table, or a canvas of one pixel per cell:
+  // views/heatmap.ts), as 0 and 1 in the larger maps, whose blocks of cells are averaged
+  if (p.bool && R <= 640 && C <= 640) return out.map((r) => Array.from(r, (x) => x !== 0));
   let range: [number, number] | null | undefined;
   Object.defineProperty(out, 'range', { get() {
     if (range !== undefined) return range;
@@ -123,7 +129,7 @@ function rows(typed: Record<string, PackedTensor>, field: string, b: number, h: 
 }
 
 /** Paints rows 0..n-1 of a map (`paintRow`), PAINT_MS at a time, then `done`; stops if the map is
- * painted again meanwhile. The element's `settled` waits for it (format.ts `painting`). */
+ * painted again meanwhile. The element's `settled` waits for it (views/heatmap.ts `painting`). */
 function sliced(n: number, paintRow: (i: number) => void, done: () => void, map: object): void {
   const token = {};
   latest.set(map, token);
