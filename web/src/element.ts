@@ -160,7 +160,7 @@ export class AttentionPlayground extends HTMLElement {
   get settled(): Promise<void> {
     flushPatches();
     const running = this.#session?.longRunSettled() ?? Promise.resolve();
-    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches()).then(() => Promise.all(painting)).then(() => undefined);
+    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches()).then(() => Promise.all(painting)) as Promise<unknown> as Promise<void>;
   }
 
   connectedCallback(): void {

@@ -119,7 +119,9 @@ export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang
   const typed = typedOf(trace) ?? {} as Partial<Typed>;
   if (!MAPS.includes(field) || (!typed[field] && trace[field] === undefined)) return null;
   const allowedSlice = typed.allowed || trace.allowed !== undefined ? rowsOf(trace, 'allowed', b, hh) : null;
-  const allowedAt = (i: number, j: number) => { const a = allowedSlice?.[i]?.[j]; return a === false || a === 0; };
+  // typed rows of `allowed` (worker/packed.ts) say at once that no key is masked: their range is [1, 1]
+  const allowedAt = (allowedSlice as { range?: number[] } | null)?.range?.[0] === 1 ? undefined
+    : (i: number, j: number) => { const a = allowedSlice?.[i]?.[j]; return a === false || a === 0; };
   const four = (typed[field]?.shape ?? shapeOf(trace[field])).length === 4;
   switch (field) {
     case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, lang, 'diverging', allowedAt);

@@ -101,14 +101,16 @@ async function runSplit(s: Scenario, plan: [number, number][], stopped: () => bo
   let rows = 0;
   const t0 = performance.now();
   const listeners: (() => void)[] = [];
-  const parts = Promise.all(workers.map((w, k) => new Promise<Record<string, unknown>>((resolve, reject) => {
+  const blocks: { rows: [number, number]; trace: Record<string, unknown> }[] = [];
+  const parts = Promise.all(workers.map((w, k) => new Promise<void>((resolve, reject) => {
     const onMessage = (e: MessageEvent<FromWorker>) => {
       const m = e.data;
       if (!('id' in m) || m.id !== id) return;
-      if (m.type === 'partProgress') {
-        rows += m.rows;
+      if (m.type === 'partBlock') {
+        blocks.push({ rows: m.rows, trace: m.trace });
+        rows += m.rows[1] - m.rows[0];
         onProgress(rows / L, 'rows', { rows, of: L, workers: workers.length });
-      } else if (m.type === 'partDone') resolve(m.trace);
+      } else if (m.type === 'partDone') resolve();
       else reject(new Error('message' in m ? m.message : `unexpected ${m.type}`));
     };
     const onError = (e: ErrorEvent) => { e.preventDefault(); w.terminate(); reject(new Error(e.message || 'the worker stopped')); };
@@ -116,13 +118,12 @@ async function runSplit(s: Scenario, plan: [number, number][], stopped: () => bo
     w.addEventListener('error', onError);
     listeners.push(() => { w.removeEventListener('message', onMessage); w.removeEventListener('error', onError); });
     const [start, end] = plan[k];
-    // progress after each block of at least 512 rows (at most 4 per worker)
-    const blocks = Math.max(1, Math.min(4, Math.floor((end - start) / 512)));
-    w.postMessage({ type: 'part', id, scenario: s, rows: [start, end], blocks } satisfies ToWorker);
+    // a block of at least 512 rows at a time (at most 4 per worker), each reported as it is done
+    const n = Math.max(1, Math.min(4, Math.floor((end - start) / 512)));
+    w.postMessage({ type: 'part', id, scenario: s, rows: [start, end], blocks: n } satisfies ToWorker);
   })));
-  let traces: Record<string, unknown>[];
   try {
-    traces = await parts;
+    await parts;
   } catch (e) {
     // a block refused (its error would name rows of the block, not of q) or a worker died: the
     // workers still busy are ended, and the run is made whole, whose error names the field
@@ -138,7 +139,7 @@ async function runSplit(s: Scenario, plan: [number, number][], stopped: () => bo
   workers.forEach(release);
   let trace: Record<string, unknown>;
   try {
-    trace = stitch(traces);
+    trace = stitch(blocks);
   } catch {
     return null;
   }

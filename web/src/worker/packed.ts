@@ -10,7 +10,16 @@ import { painting } from '../views/heatmap';
 
 /** A trace's typed fields (views/results.ts reads them): `trace[TYPED]`. */
 const TYPED = Symbol.for('attnplay.typed');
-export interface PackedTensor { shape: number[]; data: Float64Array | Uint8Array; bool?: true }
+export interface PackedTensor {
+  shape: number[];
+  data: Float64Array | Uint8Array;
+  bool?: true;
+  /** A split run's field (split.ts stitch): its blocks of query rows as the workers sent them, on
+   * axis `axis`; `data` joins them the first time it is read (fresh memory is slow to fill: the
+   * maps read the rows from the blocks). */
+  blocks?: { start: number; n: number; data: Float64Array | Uint8Array }[];
+  axis?: number;
+}
 type Typed = Record<string, PackedTensor> & { [TYPED]?: unknown };
 
 
@@ -18,7 +27,7 @@ type Typed = Record<string, PackedTensor> & { [TYPED]?: unknown };
 export const BIG = 4096;
 
 export const isPacked = (v: unknown): v is PackedTensor => v !== null && typeof v === 'object' && Array.isArray((v as PackedTensor).shape) &&
-  ((v as PackedTensor).data instanceof Float64Array || (v as PackedTensor).data instanceof Uint8Array);
+  (Array.isArray((v as PackedTensor).blocks) || (v as PackedTensor).data instanceof Float64Array || (v as PackedTensor).data instanceof Uint8Array);
 
 const count = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
 
@@ -81,7 +90,7 @@ export function lazyTrace<T extends Record<string, unknown>>(trace: T, big = BIG
   const typed = {} as Typed;
   for (const [key, v] of Object.entries(trace)) {
     if (!isPacked(v)) continue;
-    if (v.data.length < big) { (trace as Record<string, unknown>)[key] = unpack(v); continue; }
+    if (count(v.shape) < big) { (trace as Record<string, unknown>)[key] = unpack(v); continue; }
     typed[key] = v;
     const settle = (value: unknown) => Object.defineProperty(trace, key, { value, enumerable: true, writable: true, configurable: true });
     Object.defineProperty(trace, key, {
@@ -90,7 +99,7 @@ export function lazyTrace<T extends Record<string, unknown>>(trace: T, big = BIG
       set(value: unknown) { settle(value); },
     });
   }
-  Object.defineProperty(typed, TYPED, { value: rows.bind(null, typed), enumerable: false });
+  Object.defineProperty(typed, TYPED, { value: rows.bind(null, typed, new Map()), enumerable: false });
   Object.defineProperty(trace, TYPED, { value: typed, enumerable: false, configurable: true });
   return trace;
 }
@@ -107,25 +116,53 @@ const latest = new WeakMap<object, object>();
  * as views into its data (views/results.ts rowsOf), with what the maps ask of a large map: `range`, the
  * smallest and largest finite number (views/colors.ts largest), computed once; `sliced`, its paint
  * in slices. A boolean slice small enough for a table is booleans. */
-function rows(typed: Record<string, PackedTensor>, field: string, b: number, h: number, rowAxis: number): unknown[][] {
-  const p = typed[field];
+function rows(typed: Record<string, PackedTensor>, cache: Map<string, unknown[][]>, field: string, b: number, h: number, rowAxis: number): unknown[][] {
+  // the same rows for the same slice: the maps drawn at once (results, legends, export) share them and their range
+  const key = `${field},${b},${h},${rowAxis}`;
+  let out = cache.get(key);
+  if (!out) cache.set(key, out = sliceRows(typed[field], b, h, rowAxis));
+  return out;
+}
+
+function sliceRows(p: PackedTensor, b: number, h: number, rowAxis: number): unknown[][] {
   const [, n1, n2, C] = p.shape, R = rowAxis === 2 ? n2 : n1;
-  const start = rowAxis === 2 ? (b * n1 + h) * n2 * C : (b * n1 * n2 + h) * C, step = rowAxis === 2 ? C : n2 * C;
-  const out = Array.from({ length: R }, (_, i) => p.data.subarray(start + i * step, start + i * step + C));
+  const step = rowAxis === 2 ? C : n2 * C;
+  const blocks = p.blocks ?? [{ start: 0, n: R, data: p.data }];
+  const out: (Float64Array | Uint8Array)[] = [];
+  for (const k of blocks) {
+    // block k holds rows start..start+n-1 of every (b, h): (B, H, n, C) or (B, n, H, C)
+    const first = rowAxis === 2 ? (b * n1 + h) * k.n * C : (b * k.n * n2 + h) * C;
+    for (let i = 0; i < k.n; i++) out.push(k.data.subarray(first + i * step, first + i * step + C));
+  }
   // booleans as booleans where a map shows each cell (a table, or a canvas of one pixel per cell:
   // views/heatmap.ts), as 0 and 1 in the larger maps, whose blocks of cells are averaged
   if (p.bool && R <= 640 && C <= 640) return out.map((r) => Array.from(r, (x) => x !== 0));
   let range: [number, number] | null | undefined;
   Object.defineProperty(out, 'range', { get() {
-    if (range !== undefined) return range;
-    let lo = Infinity, hi = -Infinity;
-    for (const row of out) {
-      for (let j = 0; j < row.length; j++) { const x = row[j]; if (x - x !== 0) continue; if (x < lo) lo = x; if (x > hi) hi = x; }
+    if (range === undefined) {
+      const [lo, hi] = p.bool ? rangeOfBytes(out as Uint8Array[]) : rangeOfDoubles(out as Float64Array[]);
+      range = lo <= hi ? [lo, hi] : null;
     }
-    return (range = lo <= hi ? [lo, hi] : null);
+    return range;
   } });
   if (R * C > SLICED_CELLS) Object.defineProperty(out, 'sliced', { value: sliced });
   return out as unknown as unknown[][];
+}
+
+/** The smallest and largest finite number of rows of doubles (one loop per element type: V8 keeps
+ * each monomorphic). */
+function rangeOfDoubles(rows: Float64Array[]): [number, number] {
+  let lo = Infinity, hi = -Infinity;
+  for (const row of rows) {
+    for (let j = 0; j < row.length; j++) { const x = row[j]; if (x - x !== 0) continue; if (x < lo) lo = x; if (x > hi) hi = x; }
+  }
+  return [lo, hi];
+}
+
+function rangeOfBytes(rows: Uint8Array[]): [number, number] {
+  let lo = 255, hi = 0;
+  for (const row of rows) for (let j = 0; j < row.length; j++) { const x = row[j]; if (x < lo) lo = x; if (x > hi) hi = x; }
+  return [lo, hi];
 }
 
 /** Paints rows 0..n-1 of a map (`paintRow`), PAINT_MS at a time, then `done`; stops if the map is

@@ -11,9 +11,9 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'scenarioProgress'; id: number; fraction: number; what: string; detail: Record<string, unknown> }
   | { type: 'scenarioDone'; id: number; outcome: Outcome; beside: Outcome[]; ms: number }
-  | { type: 'partProgress'; id: number; rows: number }
-  /** the part's trace, every tensor packed (worker/packed.ts), its buffers transferred */
-  | { type: 'partDone'; id: number; trace: Record<string, unknown>; ms: number }
+  /** the trace of rows [start, end), every tensor packed (worker/packed.ts), its buffers transferred */
+  | { type: 'partBlock'; id: number; rows: [number, number]; trace: Record<string, unknown> }
+  | { type: 'partDone'; id: number }
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'done'; id: number; values: BatchValue[]; ms: number }
   | { type: 'failed'; id?: number; message: string };

@@ -43,13 +43,16 @@ export function sliceRows(t: TypedTensor, start: number, end: number): TypedTens
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The traces of consecutive blocks of rows (every tensor field packed, worker/packed.ts) as the
- * trace of the whole run; throws where a field cannot be stitched (the run is then made whole). */
-export function stitch(parts: Record<string, unknown>[]): Record<string, unknown> {
+/** The traces of consecutive blocks of rows, [start, end) each (every tensor field packed,
+ * worker/packed.ts), as the trace of the whole run; throws where a field cannot be stitched (the
+ * run is then made whole). The rows stay in their blocks' buffers (packed.ts `blocks`). */
+export function stitch(blocks: { rows: [number, number]; trace: Record<string, unknown> }[]): Record<string, unknown> {
+  const sorted = [...blocks].sort((a, b) => a.rows[0] - b.rows[0]);
+  const parts = sorted.map((x) => x.trace);
   const first = parts[0];
   const out: Record<string, unknown> = {};
-  const rowsOf = (p: Record<string, unknown>) => ((p.shapes as Record<string, number[]>).q)[1];
-  const L = parts.reduce((n, p) => n + rowsOf(p), 0);
+  const L = sorted[sorted.length - 1].rows[1];
+  sorted.forEach((x, k) => { if (x.rows[0] !== (k ? sorted[k - 1].rows[1] : 0)) throw new Error('the blocks do not cover the rows'); });
   for (const [key, v] of Object.entries(first)) {
     if (key === 'cost') {
       const cost = { ...(v as Record<string, number>) };
@@ -66,7 +69,7 @@ export function stitch(parts: Record<string, unknown>[]): Record<string, unknown
       }
       out.shapes = shapes;
     } else if (isPacked(v) && key in ROW_AXIS) {
-      out[key] = stitchField(parts.map((p) => p[key] as PackedTensor), ROW_AXIS[key]);
+      out[key] = joined(sorted.map((x) => ({ start: x.rows[0], p: x.trace[key] as PackedTensor })), ROW_AXIS[key]);
     } else if (parts.every((p) => sameJson(p[key], v)) && !isPacked(v) && !Array.isArray(v)) {
       out[key] = v;
     } else {
@@ -76,8 +79,21 @@ export function stitch(parts: Record<string, unknown>[]): Record<string, unknown
   return out;
 }
 
-/** Packed tensors of consecutive blocks along `axis` as one. */
-function stitchField(parts: PackedTensor[], axis: number): PackedTensor {
+/** Blocks of one field along `axis` as one packed tensor whose `data` is joined when first read. */
+function joined(parts: { start: number; p: PackedTensor }[], axis: number): PackedTensor {
+  const shape = parts[0].p.shape.slice();
+  shape[axis] = parts.reduce((n, x) => n + x.p.shape[axis], 0);
+  const t = { shape, axis, blocks: parts.map(({ start, p }) => ({ start, n: p.shape[axis], data: p.data })), ...(parts[0].p.bool ? { bool: true } : {}) } as PackedTensor;
+  Object.defineProperty(t, 'data', { enumerable: true, configurable: true, get() {
+    const data = join(parts.map((x) => x.p), axis);
+    Object.defineProperty(t, 'data', { value: data, enumerable: true });
+    return data;
+  } });
+  return t;
+}
+
+/** Packed tensors of consecutive blocks along `axis` joined into one buffer. */
+function join(parts: PackedTensor[], axis: number): Float64Array | Uint8Array {
   const shape = parts[0].shape.slice();
   shape[axis] = parts.reduce((n, p) => n + p.shape[axis], 0);
   const outer = shape.slice(0, axis).reduce((a, b) => a * b, 1), inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
@@ -88,5 +104,5 @@ function stitchField(parts: PackedTensor[], axis: number): PackedTensor {
     for (let o = 0; o < outer; o++) data.set(p.data.subarray(o * n, (o + 1) * n), o * shape[axis] * inner + at);
     at += n;
   }
-  return parts[0].bool ? { shape, data, bool: true } : { shape, data };
+  return data;
 }

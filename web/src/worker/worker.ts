@@ -7,7 +7,7 @@ import { runTyped, withTypedInputs } from '../engine/typed';
 import { load } from '../../../wasm/attnplay.mjs';
 import type { FromWorker, ToWorker } from './protocol';
 import { packTrace } from './packed';
-import { sliceRows, stitch } from './split';
+import { sliceRows } from './split';
 
 // The core refuses a run above its work budget (`max_flops`, about a second: docs/semantics.md
 // "Work budget"), the guard of a call nobody can stop. A run here can be stopped (cancel
@@ -64,26 +64,18 @@ const start = (wasmUrl: string) => getEngine({ wasmUrl }).then(async (engine) =>
       }
       return;
     }
-    if (event.data.type === 'part') {  // rows of a split run (background.ts, split.ts): one block at a time, each reported
+    if (event.data.type === 'part') {  // rows of a split run (background.ts, split.ts): block by block, each posted as it is done
       const { id, rows: [start, end], blocks } = event.data;
       const s = lifted(event.data.scenario);
       try {
-        const t0 = performance.now();
-        const parts: Record<string, unknown>[] = [];
-        const transfer: ArrayBuffer[] = [];
         for (let k = 0; k < blocks; k++) {
           const a = start + Math.round((k * (end - start)) / blocks), b = start + Math.round(((k + 1) * (end - start)) / blocks);
-          const out = runPacked(engine, core, { ...s, q: sliceRows(s.q as TypedTensor, a, b) }, [], undefined, 0);
+          const transfer: ArrayBuffer[] = [];
+          const out = runPacked(engine, core, { ...s, q: sliceRows(s.q as TypedTensor, a, b) }, transfer, undefined, 0);
           if (!out.ok) throw new Error(out.error);
-          parts.push(out.trace);
-          scope.postMessage({ type: 'partProgress', id, rows: b - a });
+          scope.postMessage({ type: 'partBlock', id, rows: [a, b], trace: out.trace }, transfer);
         }
-        const trace = parts.length === 1 ? parts[0] : stitch(parts);
-        for (const v of Object.values(trace)) {
-          const data = (v as { data?: unknown } | null)?.data;
-          if (ArrayBuffer.isView(data)) transfer.push(data.buffer as ArrayBuffer);
-        }
-        scope.postMessage({ type: 'partDone', id, trace, ms: performance.now() - t0 }, transfer);
+        scope.postMessage({ type: 'partDone', id });
       } catch (e) {
         scope.postMessage({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) });
       }
