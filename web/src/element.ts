@@ -25,7 +25,7 @@ import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
-import { painting } from './views/heatmap';
+import { painting } from './engine/typed';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
 

@@ -198,9 +198,6 @@ const dimsOf = (o: HeatmapOptions) => ({ rows: o.values.length, cols: o.values.r
 const mode = (rows: number, cols: number): 'table' | 'canvas' => (rows * cols > TEXT_CELLS ? 'canvas' : 'table');
 const blockOf = (rows: number, cols: number) => Math.max(1, Math.ceil(Math.max(rows, cols) / MAX_PIXELS));
 
-/** The large maps' paints under way, in slices (worker/packed.ts): the element's `settled` waits. */
-export const painting = new Set<Promise<void>>();
-
 /** Paints a canvas map's pixels from its options' values. */
 function paint(st: Part<CanvasState>): void {
   const { o, rows, cols, block, ctx } = st;

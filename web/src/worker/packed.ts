@@ -6,7 +6,7 @@
 // (attention-playground.d.ts), are built only if something reads the field. One trace type: the
 // same object, the same fields, the same numbers. No DOM.
 import { isTypedTensor, nested as toNestedArrays, shapeOf } from '../engine/compute';
-import { painting } from '../views/heatmap';
+import { painting } from '../engine/typed';
 
 /** A trace's typed fields (views/results.ts reads them): `trace[TYPED]`. */
 const TYPED = Symbol.for('attnplay.typed');
@@ -166,7 +166,7 @@ function rangeOfBytes(rows: Uint8Array[]): [number, number] {
 }
 
 /** Paints rows 0..n-1 of a map (`paintRow`), PAINT_MS at a time, then `done`; stops if the map is
- * painted again meanwhile. The element's `settled` waits for it (views/heatmap.ts `painting`). */
+ * painted again meanwhile. The element's `settled` waits for it (engine/typed.ts). */
 function sliced(n: number, paintRow: (i: number) => void, done: () => void, map: object): void {
   const token = {};
   latest.set(map, token);
