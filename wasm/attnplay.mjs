@@ -90,10 +90,7 @@ function makeRun(core) {
   };
 }
 
-// A bundler that defines `import.meta.env` (Vite: the page) builds for a browser: the node paths
-// below are left out of its bundle (dead code), not just skipped when run (first load, issue 8).
-const bundled = typeof import.meta.env === 'object';
-const isNode = !bundled && typeof process === 'object' && typeof process.versions === 'object' &&
+const isNode = typeof process === 'object' && typeof process.versions === 'object' &&
   typeof process.versions.node === 'string';
 
 /**
@@ -143,7 +140,7 @@ export function api(core) {
   };
 }
 
-if (!bundled && typeof process !== 'undefined' && process.argv && process.argv[1]) {
+if (typeof process !== 'undefined' && process.argv && process.argv[1]) {
   const { pathToFileURL } = await import('node:url');
   const { realpathSync } = await import('node:fs');
   let invoked = '';
