@@ -25,6 +25,7 @@ import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
 import { adoptStyles, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
+import { painting } from './engine/typed';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
 import { explainHook } from './views/explain-hook';
 
@@ -154,12 +155,12 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   /** Resolves once a long run under way (in a worker) is done, the views the current trace needs
-   * are loaded and drawn (lazy chunks), and every part of the results off screen shows the latest
-   * trace (they are patched in idle time). A training is not waited for (its `trace` event is). */
+   * are loaded and drawn (lazy chunks), every part of the results off screen shows the latest
+   * trace (they are patched in idle time) and the large maps are painted (in slices). A training is not waited for (its `trace` event is). */
   get settled(): Promise<void> {
     flushPatches();
     const running = this.#session?.longRunSettled() ?? Promise.resolve();
-    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches());
+    return running.then(() => Promise.all([idle(), loadLanguage(this.#lang)])).then(() => idle()).then(() => flushPatches()).then(() => Promise.all(painting)) as Promise<unknown> as Promise<void>;
   }
 
   connectedCallback(): void {

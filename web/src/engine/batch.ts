@@ -28,8 +28,9 @@ export function runVariant(engine: Engine, job: BatchJob, i: number): BatchValue
 export type BackgroundMode = 'worker' | 'main';
 /** The scenario and the runs beside its trace; `progress`: report training epochs. */
 export interface BackgroundRequest { scenario: Scenario; beside?: Scenario[]; progress?: boolean }
-/** The outcomes of the scenario and of each run beside it (none when the scenario failed); ms: time in the core. */
-export interface BackgroundResult { outcome: Outcome; beside: Outcome[]; ms: number; mode: BackgroundMode }
+/** The outcomes of the scenario and of each run beside it (none when the scenario failed); ms: time in the core;
+ * workers: how many computed it (a split run, worker/split.ts). */
+export interface BackgroundResult { outcome: Outcome; beside: Outcome[]; ms: number; mode: BackgroundMode; workers?: number }
 
 /** Runs a request where it is (the worker, or the page's fallback): q, k and v typed (typed.ts). */
 export function runRequest(engine: Engine, request: BackgroundRequest, onProgress: RunProgress): Omit<BackgroundResult, 'mode'> {

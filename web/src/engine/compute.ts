@@ -120,7 +120,8 @@ let firstPromise: Promise<{ core: Core; runs: Set<string> } | null> | null = nul
 let coreWasmUrl: string = wasmUrl;
 
 function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
-  const inline = /^data:[^,]*;base64,/.exec(coreWasmUrl);
+  // only the single file inlines its .wasm (the build with a first-load module never does)
+  const inline = !__ATTNPLAY_FIRST_MODULE__ && /^data:[^,]*;base64,/.exec(coreWasmUrl);
   if (!inline) return { wasmUrl: coreWasmUrl };
   const text = atob(coreWasmUrl.slice(inline[0].length));
   const bytes = new Uint8Array(text.length);

@@ -57,3 +57,7 @@ function untyped(s: Scenario): Scenario {
   }
   return out ?? s;
 }
+
+/** Work the page finishes after a typed trace is shown, which the element's `settled` waits for: a
+ * long run's large maps, painted in slices of a task each (worker/packed.ts). */
+export const painting = new Set<Promise<void>>();

@@ -53,6 +53,10 @@ export interface LongRunState {
   /** From the start to the trace (done). */
   ms: number | null;
   message: string | null;
+  /** The fraction of its query rows done (a split run's blocks, worker/split.ts), and how many
+   * workers compute it; null until known. */
+  fraction?: number | null;
+  workers?: number | null;
 }
 
 /** How the Session shows an outcome: its trace and the runs beside it (made through `run`). */
@@ -215,9 +219,12 @@ export class BackgroundRuns {
     const state: LongRunState = { status: 'running', mode: null, L_Q, L_K, ms: null, message: null };
     this.longRun = state;
     const start = performance.now();
-    this.#longRunDone = this.#inBackground(s, asked, false, () => this.longRun === state, () => {},
-      (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, beside, mode }) => {
-        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start,
+    this.#longRunDone = this.#inBackground(s, asked, false, () => this.longRun === state, (fraction, _what, detail) => {
+      state.fraction = fraction;
+      state.workers = detail.workers as number;
+      this.onBackground?.(false);
+    }, (mode) => { state.mode = mode; this.onBackground?.(false); }, ({ outcome, beside, mode, workers }) => {
+        Object.assign(state, { status: outcome.ok ? 'done' : 'failed', mode, ms: performance.now() - start, workers: workers ?? 1,
           message: outcome.ok ? null : outcome.error });
         let i = 0;
         show(outcome, (x) => (i < asked.length && sameRun(x, asked[i]) ? beside[i++] : undefined) ?? notRun('not run in the background'));

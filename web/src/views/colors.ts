@@ -22,6 +22,9 @@ const textColor = (bg: string) => {
 /** The largest of `init` and f(x) over the finite numbers x of `values` (no spread: maps can
  * hold more numbers than a call takes arguments). */
 export function largest(values: unknown[][], init: number, f: (x: number) => number = (x) => x): number {
+  // a long run's typed rows carry their range (worker/packed.ts); every f here (x, |x|, -x) is convex
+  const r = (values as { range?: [number, number] | null }).range;
+  if (r !== undefined) return r ? Math.max(init, f(r[0]), f(r[1])) : init;
   let m = init;
   for (const row of values) {
     for (const x of row) if (typeof x === 'number' && Number.isFinite(x)) { const y = f(x); if (y > m) m = y; }

@@ -206,7 +206,7 @@ function paint(st: Part<CanvasState>): void {
   const lookup = rgbLookup(o.color, o.values, o.extent);
   const img = ctx.createImageData(gw, gh);
   const px = img.data;
-  for (let gi = 0; gi < gh; gi++) {
+  const paintRow = (gi: number) => {
     for (let gj = 0; gj < gw; gj++) {
       let sum = 0, n = 0, masked = 0, cells = 0, last: unknown = null;
       for (let i = gi * block; i < Math.min(rows, (gi + 1) * block); i++) {
@@ -227,8 +227,14 @@ function paint(st: Part<CanvasState>): void {
       const [r, g, b] = c ?? [246, 247, 249];
       px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
     }
+  };
+  // a long run's typed rows paint themselves in slices, a task each (worker/packed.ts)
+  const sliced = (o.values as { sliced?: (rows: number, paintRow: (gi: number) => void, done: () => void, map: object) => void }).sliced;
+  if (sliced) sliced(gh, paintRow, () => ctx.putImageData(img, 0, 0), st);
+  else {
+    for (let gi = 0; gi < gh; gi++) paintRow(gi);
+    ctx.putImageData(img, 0, 0);
   }
-  ctx.putImageData(img, 0, 0);
 }
 
 /** The hover line of a canvas map for cell (i, j) of its current values. */

@@ -15,6 +15,9 @@ const t = viewText({
 
 /** The smallest and the largest finite number of `values` (null: none). */
 export function spanOf(values: unknown[][]): [number, number] | null {
+  // a long run's typed rows know their range (worker/packed.ts)
+  const r = (values as { range?: [number, number] | null }).range;
+  if (r !== undefined) return r;
   let lo = Infinity, hi = -Infinity;
   for (const row of values) {
     for (const x of row) if (typeof x === 'number' && Number.isFinite(x)) { if (x < lo) lo = x; if (x > hi) hi = x; }

@@ -49,9 +49,10 @@ export function showLongRun(root: ShadowRoot, run: LongRunState | null, lang: La
   if (!run) return;
   line.dataset.status = run.status;
   line.dataset.mode = run.mode ?? '';
+  line.dataset.workers = String(run.workers ?? '');
   const sizes = `L_Q = ${run.L_Q}, L_K = ${run.L_K}`;
-  const text = run.status === 'running'
-    ? `${t(lang, run.mode === 'worker' ? 'longRunWorker' : run.mode === 'main' ? 'longRunMain' : 'longRunStarting')}: ${sizes} …`
+  const text = run.status === 'running'  // a split run's progress: the fraction of its rows done (worker/split.ts)
+    ? `${t(lang, run.mode === 'worker' ? 'longRunWorker' : run.mode === 'main' ? 'longRunMain' : 'longRunStarting')}: ${sizes} …${run.fraction != null ? ` ${Math.floor(run.fraction * 100)}%` : ''}`
     : run.status === 'done' ? `${t(lang, run.mode === 'main' ? 'longRunDoneMain' : 'longRunDone')}: ${sizes}, ${((run.ms ?? 0) / 1000).toFixed(2)} s`
       : run.status === 'cancelled' ? t(lang, 'longRunCancelled') : `${t(lang, 'longRunFailed')}: ${run.message ?? ''}`;
   line.querySelector('.long-run-text')!.textContent = text;

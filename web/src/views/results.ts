@@ -20,6 +20,21 @@ export interface ResultsOptions {
 
 const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
 
+/** A long run's large fields, kept typed (worker/packed.ts lazyTrace): `trace[TYPED][field]`, and
+ * `trace[TYPED][TYPED](field, b, h, rowAxis)` their rows at (b, h) as views into the data. */
+const TYPED = Symbol.for('attnplay.typed');
+type Typed = Record<string, { shape: number[] }> & { [TYPED]: (field: string, b: number, h: number, rowAxis: number) => unknown[][] };
+const typedOf = (trace: Trace) => (trace as { [TYPED]?: Typed })[TYPED];
+
+/** Trace field `field` (rank 4) at (b, h), one row per query: rows on axis `rowAxis` (2: (B, H, R,
+ * C); 1: (B, R, H, C)), of the typed data where the trace keeps it so (reading trace[field] would
+ * build its nested arrays). */
+function rowsOf(trace: Trace, field: string, b: number, h: number, rowAxis = 2): unknown[][] {
+  const typed = typedOf(trace);
+  if (typed?.[field]) return typed[TYPED](field, b, h, rowAxis);
+  return rowAxis === 2 ? sliceBH(trace[field], b, h) : ((at(trace[field], [b]) as unknown[][] | undefined) ?? []).map((r) => (Array.isArray(r[h]) ? (r[h] as unknown[]) : []));
+}
+
 export function costLine(trace: Trace, lang: Lang): HTMLElement {
   const c = trace.cost;
   const box = h('div', { class: 'cost', dataset: { field: 'cost' } });
@@ -53,8 +68,7 @@ const axesOf = (trace: Trace, field: string, lang: Lang, row: Key, col: Key): [s
 
 /** A (B, L, H, D) tensor at (b, h) as a map with one row per query. */
 export function contextSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang): HeatmapOptions {
-  const rows = (at(trace[field], [b]) as unknown[][] | undefined) ?? [];
-  const values = rows.map((r) => (Array.isArray(r[hh]) ? (r[hh] as unknown[]) : []));
+  const values = rowsOf(trace, field, b, hh, 1);
   return {
     title, caption, field, values, color: 'diverging', lang, axes: [t(lang, 'axisQuery'), t(lang, 'axisFeat')],
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
@@ -70,7 +84,7 @@ export function contextMap(trace: Trace, field: string, title: string, caption: 
 
 function bhSpec(trace: Trace, field: string, title: string, caption: string, b: number, hh: number, lang: Lang,
   color: 'weights' | 'diverging' | 'bool', masked?: (i: number, j: number) => boolean, colLabels?: string[]): HeatmapOptions {
-  const values = sliceBH(trace[field], b, hh);
+  const values = rowsOf(trace, field, b, hh);
   return {
     title, caption, field, values, color, masked, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisKey'),
     rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
@@ -102,10 +116,13 @@ export const MAPS = ['scores', 'allowed', 'weights', 'head_weights', 'attn', 'co
 /** The map the results draw for trace field `field` at (b, h): which 2-D slice, its labels and
  * colours (also what export.ts writes); null for a field the results do not draw. */
 export function mapSpec(trace: Trace, field: string, b: number, hh: number, lang: Lang): HeatmapOptions | null {
-  if (trace[field] === undefined || !MAPS.includes(field)) return null;
-  const allowedSlice = trace.allowed !== undefined ? sliceBH(trace.allowed, b, hh) : null;
-  const allowedAt = (i: number, j: number) => allowedSlice?.[i]?.[j] === false;
-  const four = shapeOf(trace[field]).length === 4;
+  const typed = typedOf(trace) ?? {} as Partial<Typed>;
+  if (!MAPS.includes(field) || (!typed[field] && trace[field] === undefined)) return null;
+  const allowedSlice = typed.allowed || trace.allowed !== undefined ? rowsOf(trace, 'allowed', b, hh) : null;
+  // typed rows of `allowed` (worker/packed.ts) say at once that no key is masked: their range is [1, 1]
+  const allowedAt = (allowedSlice as { range?: number[] } | null)?.range?.[0] === 1 ? undefined
+    : (i: number, j: number) => { const a = allowedSlice?.[i]?.[j]; return a === false || a === 0; };
+  const four = (typed[field]?.shape ?? shapeOf(trace[field])).length === 4;
   switch (field) {
     case 'scores': return bhSpec(trace, field, algorithm(trace.algorithm)?.maps?.scores ?? t(lang, 'scores'), t(lang, 'scoresCaption'), b, hh, lang, 'diverging', allowedAt);
     case 'allowed': return bhSpec(trace, field, t(lang, 'allowed'), t(lang, 'allowedCaption'), b, hh, lang, 'bool');

@@ -6,13 +6,17 @@
 // epoch. Cancel terminates the worker: it is blocked inside WASM and cannot be told to stop (the
 // page keeps its last good trace; the next run starts a new worker). Where no worker can start (the
 // single-file page from file://), the run blocks the page once, after a frame that shows
-// "computing on the page". No DOM.
-import { cancellable, cancelledError, type Cancellable } from './cancel';
-import { getEngine, type RunProgress } from '../engine/compute';
+// "computing on the page". The trace comes back typed, its buffers transferred (packed.ts); a run
+// of `full` without a mask is split by query rows across one worker per core (split.ts), its
+// progress the fraction of rows done. No DOM.
+import { cancellable, cancelledError, type Cancellable, type Stoppable } from './cancel';
+import { getEngine, type Outcome, type RunProgress, type Scenario } from '../engine/compute';
 import { runRequest, type BackgroundRequest, type BackgroundResult } from '../engine/batch';
-import type { FromWorker } from './protocol';
-import { acquire, release } from './pool';
+import type { FromWorker, ToWorker } from './protocol';
+import { acquire, cores, release } from './pool';
 import { withTypedInputs } from '../engine/typed';
+import { lazyTrace } from './packed';
+import { splitPlan, stitch } from './split';
 
 export type { BackgroundMode, BackgroundRequest, BackgroundResult } from '../engine/batch';
 type BackgroundMode = BackgroundResult['mode'];
@@ -26,6 +30,11 @@ let nextId = 1;
 export const runInBackground: BackgroundRunner = (request, onProgress, onMode) => cancellable(async (stopped, hold) => {
   // q, k, v posted as typed arrays: a copy of their bytes, not a walk of nested arrays
   const typed: BackgroundRequest = { ...request, scenario: withTypedInputs(request.scenario), beside: request.beside?.map(withTypedInputs) };
+  const plan = request.progress || request.beside?.length ? null : splitPlan(typed.scenario, cores());
+  if (plan) {
+    const split = await runSplit(typed.scenario, plan, stopped, hold, onProgress, onMode);
+    if (split) return split;
+  }
   const w = await acquire();
   if (stopped()) {
     if (w) release(w);
@@ -51,7 +60,7 @@ export const runInBackground: BackgroundRunner = (request, onProgress, onMode) =
       if (!('id' in m) || m.id !== id) return;
       if (m.type === 'scenarioProgress') { onProgress(m.fraction, m.what, m.detail); return; }
       end();
-      if (m.type === 'scenarioDone') { release(w); resolve({ outcome: m.outcome, beside: m.beside, ms: m.ms, mode: 'worker' }); }
+      if (m.type === 'scenarioDone') { release(w); resolve({ outcome: lazyOutcome(m.outcome), beside: m.beside.map(lazyOutcome), ms: m.ms, mode: 'worker' }); }
       else { w.terminate(); reject(new Error('message' in m ? m.message : `unexpected ${m.type}`)); }
     };
     // the worker died (out of memory, a trace too large to post back): the run failed, not hung
@@ -63,6 +72,76 @@ export const runInBackground: BackgroundRunner = (request, onProgress, onMode) =
     };
     w.addEventListener('message', onMessage);
     w.addEventListener('error', onError);
-    w.postMessage({ type: 'scenario', id, request: typed });
+    w.postMessage({ type: 'scenario', id, request: typed } satisfies ToWorker);
   });
 });
+
+/** The outcome with its trace's packed fields kept typed (packed.ts lazyTrace). */
+const lazyOutcome = (o: Outcome): Outcome => (o.ok ? { ok: true, trace: lazyTrace(o.trace) } : o);
+
+/** A split run: rows `plan` on one worker each (the inputs posted once to each), the blocks
+ * stitched; null where it cannot be made so (fewer workers started, a block failed, a field that
+ * does not stitch): the caller then runs it whole, in one worker, whose error names the field. */
+async function runSplit(s: Scenario, plan: [number, number][], stopped: () => boolean, hold: (w: Stoppable | null) => void,
+  onProgress: RunProgress, onMode?: (mode: BackgroundResult['mode']) => void): Promise<BackgroundResult | null> {
+  const started = await Promise.all(plan.map(() => acquire()));
+  const workers = started.filter((w): w is Worker => w !== null);
+  if (stopped()) {
+    workers.forEach(release);
+    throw cancelledError();
+  }
+  if (workers.length < plan.length) {
+    workers.forEach(release);
+    return null;
+  }
+  hold({ terminate: () => workers.forEach((w) => w.terminate()) });
+  onMode?.('worker');
+  const id = nextId++;
+  const L = plan[plan.length - 1][1];
+  let rows = 0;
+  const t0 = performance.now();
+  const listeners: (() => void)[] = [];
+  const blocks: { rows: [number, number]; trace: Record<string, unknown> }[] = [];
+  const parts = Promise.all(workers.map((w, k) => new Promise<void>((resolve, reject) => {
+    const onMessage = (e: MessageEvent<FromWorker>) => {
+      const m = e.data;
+      if (!('id' in m) || m.id !== id) return;
+      if (m.type === 'partBlock') {
+        blocks.push({ rows: m.rows, trace: m.trace });
+        rows += m.rows[1] - m.rows[0];
+        onProgress(rows / L, 'rows', { rows, of: L, workers: workers.length });
+      } else if (m.type === 'partDone') resolve();
+      else reject(new Error('message' in m ? m.message : `unexpected ${m.type}`));
+    };
+    const onError = (e: ErrorEvent) => { e.preventDefault(); w.terminate(); reject(new Error(e.message || 'the worker stopped')); };
+    w.addEventListener('message', onMessage);
+    w.addEventListener('error', onError);
+    listeners.push(() => { w.removeEventListener('message', onMessage); w.removeEventListener('error', onError); });
+    const [start, end] = plan[k];
+    // a block of at least 512 rows at a time (at most 4 per worker), each reported as it is done
+    const n = Math.max(1, Math.min(4, Math.floor((end - start) / 512)));
+    w.postMessage({ type: 'part', id, scenario: s, rows: [start, end], blocks: n } satisfies ToWorker);
+  })));
+  try {
+    await parts;
+  } catch (e) {
+    // a block refused (its error would name rows of the block, not of q) or a worker died: the
+    // workers still busy are ended, and the run is made whole, whose error names the field
+    listeners.forEach((f) => f());
+    hold(null);
+    workers.forEach((w) => w.terminate());
+    if (stopped()) throw cancelledError();
+    if ((e as Error).message === 'the worker stopped') throw e;
+    return null;
+  }
+  listeners.forEach((f) => f());
+  hold(null);
+  workers.forEach(release);
+  let trace: Record<string, unknown>;
+  try {
+    trace = stitch(blocks);
+  } catch {
+    return null;
+  }
+  return { outcome: { ok: true, trace: lazyTrace(trace) as never }, beside: [], ms: performance.now() - t0, mode: 'worker', workers: workers.length };
+}

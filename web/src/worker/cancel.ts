@@ -8,18 +8,21 @@ export interface Cancellable<T> {
   cancel(): void;
 }
 
+/** A worker, or the workers of a split run (background.ts). */
+export type Stoppable = Pick<Worker, 'terminate'>;
+
 export const cancelledError = (): Error => Object.assign(new Error('cancelled'), { name: 'AbortError' });
 
 export const isCancelled = (e: unknown): boolean => e instanceof Error && e.name === 'AbortError';
 
 /**
  * Runs `work(stopped, hold)`: `stopped()` says whether cancel() was called; `hold(worker)` names
- * the worker busy with it (null once it is free). cancel() ends the held worker and rejects `done`
+ * the worker busy with it (or the workers of a split run, as one; null once it is free). cancel() ends the held worker and rejects `done`
  * at once; work that runs on the main thread checks `stopped()` between its slices.
  */
-export function cancellable<T>(work: (stopped: () => boolean, hold: (w: Worker | null) => void) => Promise<T>): Cancellable<T> {
+export function cancellable<T>(work: (stopped: () => boolean, hold: (w: Stoppable | null) => void) => Promise<T>): Cancellable<T> {
   let stop = false;
-  let held: Worker | null = null;
+  let held: Stoppable | null = null;
   let rejectNow: ((e: Error) => void) | null = null;
   const done = new Promise<T>((resolve, reject) => {
     rejectNow = reject;

@@ -1,11 +1,16 @@
 // The page's Web Workers (worker.ts, a module worker built by Vite: a same-origin file, as the
-// served CSP `script-src 'self'` requires): one per batch or background run in flight (a cancel
-// ends its run's worker only), one kept idle between runs. No DOM.
+// served CSP `script-src 'self'` requires): one per batch or background run in flight, one per
+// core for a split run (split.ts; a cancel ends its run's workers only), as many kept idle between
+// runs as a split run takes (each has compiled its module). No DOM.
 // the whole module's .wasm, as this chunk's bundler placed it (the worker is told: worker.ts)
 import wasmUrl from '../../../build/wasm/attnplay_core.wasm?url';
 import type { FromWorker, ToWorker } from './protocol';
 
-let idle: Worker | null = null;
+const idle: Worker[] = [];
+
+/** The workers a split run takes: one per core the browser reports (no cross-origin isolation
+ * needed: each worker has its own module). */
+export const cores = (): number => Math.max(1, Math.min(8, Math.floor(navigator.hardwareConcurrency || 1)));
 /** Once a worker could not start, every batch runs on the main thread. */
 let noWorker = false;
 
@@ -34,19 +39,16 @@ function startWorker(): Promise<Worker | null> {
  * where none can start. */
 export async function acquire(): Promise<Worker | null> {
   if (noWorker) return null;
-  if (idle) {
-    const w = idle;
-    idle = null;
-    return w;
-  }
+  const w0 = idle.pop();
+  if (w0) return w0;
   const w = await startWorker();
   if (!w) noWorker = true;
   return w;
 }
 
-/** A worker done with its work: kept idle (one at most), else ended. */
+/** A worker done with its work: kept idle (one per core at most), else ended. */
 export function release(w: Worker): void {
-  if (idle) w.terminate();
-  else idle = w;
+  if (idle.length >= cores()) w.terminate();
+  else idle.push(w);
 }
 

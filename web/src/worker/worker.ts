@@ -1,10 +1,13 @@
 // The Web Worker of sweep.ts (batches) and background.ts (one scenario: a training, a long run):
 // loads the WASM core (through engine/compute.ts) and runs what it is sent, posting progress (a batch's
 // every 50 ms, a training's after each epoch). Work is cancelled by terminating the worker. No DOM.
-import { getEngine } from '../engine/compute';
-import { runRequest, runVariant, type BatchValue } from '../engine/batch';
+import { getEngine, type Engine, type Outcome, type RunProgress, type Scenario, type TypedTensor } from '../engine/compute';
+import { runVariant, type BatchValue } from '../engine/batch';
+import { runTyped, withTypedInputs } from '../engine/typed';
+import { load } from '../../../wasm/attnplay.mjs';
 import type { FromWorker, ToWorker } from './protocol';
-import type { Scenario } from '../engine/compute';
+import { packTrace } from './packed';
+import { sliceRows } from './split';
 
 // The core refuses a run above its work budget (`max_flops`, about a second: docs/semantics.md
 // "Work budget"), the guard of a call nobody can stop. A run here can be stopped (cancel
@@ -13,8 +16,25 @@ import type { Scenario } from '../engine/compute';
 const WORKER_MAX_FLOPS = 1e15;
 const lifted = (s: Scenario): Scenario => (s.max_flops === undefined ? { ...s, max_flops: WORKER_MAX_FLOPS } : s);
 
+type Core = Awaited<ReturnType<typeof load>>;
+
+/** One run, its trace's tensors packed (worker/packed.ts: typed, to be transferred), the fields
+ * below `big` numbers nested; a run that fails is run again by runTyped, whose error names the
+ * field as the scenario wrote it. */
+function runPacked(engine: Engine, core: Core, s: Scenario, transfer: ArrayBuffer[], onProgress?: RunProgress, big?: number): Outcome {
+  let trace: Record<string, unknown>;
+  try {
+    trace = core.run(withTypedInputs(s), { typed: true, ...(onProgress ? { onProgress: (f: number, w: string, d: Record<string, unknown>) => { onProgress(f, w, d); return true; } } : {}) });
+  } catch {
+    return runTyped(engine, s, onProgress);
+  }
+  const packed = packTrace(trace, big);
+  transfer.push(...packed.transfer);
+  return { ok: true, trace: packed.trace as never };
+}
+
 const scope = self as unknown as {
-  postMessage(message: FromWorker): void;
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
 };
 
@@ -26,16 +46,36 @@ scope.onmessage = (first) => {
   else scope.postMessage({ type: 'failed', message: `expected init, got ${first.data.type}` });
 };
 
-const start = (wasmUrl: string) => getEngine({ wasmUrl }).then((engine) => {
+const start = (wasmUrl: string) => getEngine({ wasmUrl }).then(async (engine) => {
+  const core = await load();  // the module getEngine loaded (wasm/attnplay.mjs loads it once)
   scope.onmessage = (event) => {
     if (event.data.type === 'init') return;
     if (event.data.type === 'scenario') {  // one scenario and the runs beside it (background.ts)
-      const { id } = event.data;
-      const request = { ...event.data.request, scenario: lifted(event.data.request.scenario), beside: event.data.request.beside?.map(lifted) };
+      const { id, request } = event.data;
       try {
-        const result = runRequest(engine, request, (fraction, what, detail) =>
-          scope.postMessage({ type: 'scenarioProgress', id, fraction, what, detail }));
-        scope.postMessage({ type: 'scenarioDone', id, ...result });
+        const t0 = performance.now();
+        const transfer: ArrayBuffer[] = [];
+        const outcome = runPacked(engine, core, lifted(request.scenario), transfer, request.progress === true
+          ? (fraction, what, detail) => scope.postMessage({ type: 'scenarioProgress', id, fraction, what, detail }) : undefined);
+        const beside = outcome.ok ? (request.beside ?? []).map((s) => runPacked(engine, core, lifted(s), transfer)) : [];
+        scope.postMessage({ type: 'scenarioDone', id, outcome, beside, ms: performance.now() - t0 }, transfer);
+      } catch (e) {
+        scope.postMessage({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) });
+      }
+      return;
+    }
+    if (event.data.type === 'part') {  // rows of a split run (background.ts, split.ts): block by block, each posted as it is done
+      const { id, rows: [start, end], blocks } = event.data;
+      const s = lifted(event.data.scenario);
+      try {
+        for (let k = 0; k < blocks; k++) {
+          const a = start + Math.round((k * (end - start)) / blocks), b = start + Math.round(((k + 1) * (end - start)) / blocks);
+          const transfer: ArrayBuffer[] = [];
+          const out = runPacked(engine, core, { ...s, q: sliceRows(s.q as TypedTensor, a, b) }, transfer, undefined, 0);
+          if (!out.ok) throw new Error(out.error);
+          scope.postMessage({ type: 'partBlock', id, rows: [a, b], trace: out.trace }, transfer);
+        }
+        scope.postMessage({ type: 'partDone', id });
       } catch (e) {
         scope.postMessage({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) });
       }

@@ -1,0 +1,142 @@
+// Issue 18, parts 4 and 5, on the page (headless Chromium, dist/ served with its CSP):
+//
+//   long tasks   full attention, L = 2048, E = D = 16, trace "full" (three 2048 x 2048 maps): the
+//                longest main-thread task Chromium's PerformanceObserver('longtask') saw (tasks of
+//                50 ms or more; 0 = none) before the run (the 2 s before `setScenario`), during it
+//                (from the call to the `trace` event) and after it (from the trace event to
+//                `el.settled` and 1 s more), and the longest gap of a MessageChannel heartbeat over
+//                the whole (finer than 50 ms). REPS runs after a warm-up; the worst of them.
+//   parallel     full attention, L = 4096, E = D = 64, float64, trace "context": from `setScenario`
+//                to the `trace` event with the page's workers (navigator.hardwareConcurrency, one
+//                per core: worker/split.ts) and with one (hardwareConcurrency set to 1), against one
+//                WASM call in node (wasm/attnplay.mjs, typed inputs) timed in the same run; medians
+//                of REPS after a warm-up. speedup = one worker / N; page_vs_node = N workers / node.
+//
+// DIST=path times another build of the page (the long tasks of the tree before this change:
+// DIST=/path/to/old/dist). Writes bench/results/page_long_runs.json. Never asserts a time.
+//   node bench/page_long_runs.mjs [REPS=3] [L=2048] [L_PAR=4096]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from '../scripts/serve.mjs';
+import { load } from '../wasm/attnplay.mjs';
+import { machine, median, uniforms } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = Object.fromEntries(process.argv.slice(2).filter((a) => a.includes('=')).map((a) => a.split('=')));
+const REPS = Number(args.REPS ?? 3);
+const L_LONG = Number(args.L ?? 2048);
+const L_PAR = Number(args.L_PAR ?? 4096);
+const dist = process.env.DIST ?? path.join(here, '..', 'dist');
+
+const nested = (L, width, seed) => {
+  const u = uniforms(L * width, seed);
+  return [Array.from({ length: L }, (_, i) => [Array.from(u.subarray(i * width, (i + 1) * width), (x) => Math.round(x * 1000) / 1000)])];
+};
+const scenario = (L, E, trace, extra = {}) => ({ algorithm: 'full', max_flops: 1e15, trace, q: nested(L, E, 1), k: nested(L, E, 2), v: nested(L, E, 3), ...extra });
+const typedOf = (s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Array.isArray(v)
+  ? { shape: [1, v[0].length, 1, v[0][0][0].length], data: Float64Array.from(v[0].flat(2)) } : v]));
+
+/** In the page: one setScenario, with the long tasks and the heartbeat's gaps of each phase. */
+const once = (page, s) => page.evaluate(async (s) => {
+  const el = document.querySelector('attention-playground');
+  const tasks = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]); });
+  observer.observe({ type: 'longtask' });
+  let last = performance.now(), gap = 0, on = true;
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+    if (on) setTimeout(() => channel.port2.postMessage(0), 0);
+  };
+  channel.port2.postMessage(0);
+  await new Promise((r) => setTimeout(r, 2000));
+  const traced = new Promise((resolve) => el.addEventListener('trace', () => resolve(performance.now()), { once: true }));
+  const t0 = performance.now();
+  el.setScenario(s);
+  const t1 = await traced;
+  await el.settled;
+  await new Promise((r) => setTimeout(r, 1000));
+  const t2 = performance.now();
+  on = false;
+  channel.port1.close();
+  await new Promise((r) => setTimeout(r, 50));
+  observer.disconnect();
+  const max = (a, b) => Math.max(0, ...tasks.filter(([start]) => start >= a && start < b).map(([, d]) => d));
+  const line = el.shadowRoot.querySelector('[data-field="long-run"]');
+  return { before: max(t0 - 2000, t0), during: max(t0, t1), after: max(t1, t2 + 50), gap: Math.max(gap, t2 - last),
+    trace_ms: t1 - t0, mode: line?.dataset.mode ?? 'page', workers: Number(line?.dataset.workers) || 1 };
+}, s);
+
+const setCores = (page, n) => page.evaluate((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n, configurable: true }), n);
+const round = (x) => Math.round(x * 10) / 10;
+
+async function main() {
+  const wasm = await load();
+  const server = createServer(dist);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-bench-'));
+  const context = await chromium.launchPersistentContext(userDir, { executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'], viewport: { width: 1400, height: 1000 } });
+  const page = context.pages()[0] ?? await context.newPage();
+  const result = { date: new Date().toISOString(), dist, machine: machine(), reps: REPS };
+  try {
+    await page.goto(`http://127.0.0.1:${server.address().port}/#preset=softmax-toy`);
+    await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
+    await page.waitForTimeout(1500); // the whole module (it follows the first trace)
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+
+    // long tasks around an L = 2048 trace "full" run
+    const s = scenario(L_LONG, 16, 'full');
+    await once(page, { ...s, seed: 99 });  // warm-up: the workers start and compile
+    const runs = [];
+    for (let r = 0; r < REPS; r++) runs.push(await once(page, { ...s, seed: r }));
+    result.long_tasks = { L: L_LONG, E: 16, D: 16, trace: 'full', workers: runs[0].workers, mode: runs[0].mode,
+      before_max_ms: round(Math.max(...runs.map((x) => x.before))), during_max_ms: round(Math.max(...runs.map((x) => x.during))),
+      after_max_ms: round(Math.max(...runs.map((x) => x.after))), heartbeat_gap_max_ms: round(Math.max(...runs.map((x) => x.gap))),
+      trace_ms_median: round(median(runs.map((x) => x.trace_ms))), runs: runs.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]))) };
+    console.log(`long tasks, L = ${L_LONG} trace "full" (${runs[0].mode}, ${runs[0].workers} workers): before ${result.long_tasks.before_max_ms} ms, ` +
+      `during ${result.long_tasks.during_max_ms} ms, after ${result.long_tasks.after_max_ms} ms (0 = no task of 50 ms or more); ` +
+      `heartbeat's longest gap ${result.long_tasks.heartbeat_gap_max_ms} ms; trace after ${result.long_tasks.trace_ms_median} ms`);
+
+    // L = 4096 float64 trace "context": the page with N workers and with one, against node
+    const p = scenario(L_PAR, 64, 'context');
+    const typed = typedOf(p);
+    wasm.run(typed, { typed: true });
+    const node = [];
+    const page1 = [], pageN = [];
+    for (let r = 0; r < REPS; r++) {
+      const t0 = performance.now();
+      wasm.run(typed, { typed: true });
+      node.push(performance.now() - t0);
+    }
+    for (const [n, out] of [[1, page1], [cores, pageN]]) {
+      await setCores(page, n);
+      await once(page, { ...p, seed: 100 + n });  // warm-up with n workers
+      for (let r = 0; r < REPS; r++) out.push((await once(page, { ...p, seed: 10 * n + r })).trace_ms);
+    }
+    for (let r = 0; r < REPS; r++) {  // node again, after the page: the machine's load moves
+      const t0 = performance.now();
+      wasm.run(typed, { typed: true });
+      node.push(performance.now() - t0);
+    }
+    result.parallel = { L: L_PAR, E: 64, D: 64, dtype: 'float64', trace: 'context', workers: cores,
+      node_ms: round(median(node)), page_1_worker_ms: round(median(page1)), page_n_workers_ms: round(median(pageN)),
+      speedup: round(median(page1) / median(pageN) * 100) / 100, page_vs_node: round(median(pageN) / median(node) * 100) / 100,
+      node_runs: node.map(round), page_1_runs: page1.map(round), page_n_runs: pageN.map(round) };
+    console.log(`L = ${L_PAR} float64 trace "context": node ${result.parallel.node_ms} ms; page ${result.parallel.page_1_worker_ms} ms with 1 worker, ` +
+      `${result.parallel.page_n_workers_ms} ms with ${cores}: speedup ${result.parallel.speedup}, page / node ${result.parallel.page_vs_node}`);
+  } finally {
+    await context.close();
+    server.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  }
+  fs.mkdirSync(path.join(here, 'results'), { recursive: true });
+  fs.writeFileSync(path.join(here, 'results', process.env.BENCH_OUT ?? 'page_long_runs.json'), JSON.stringify(result, null, 2) + '\n');
+}
+
+await main();
