@@ -89,8 +89,7 @@ test('alibi-extrapolate: the bias on one line past the trained length, the rows 
   for (const row of r) assert.equal(row[3], '1');
   const beyond = (hh, L) => trace.weights[0][hh][23].reduce((a, w, j) => a + (23 - j >= L ? w : 0), 0);
   assert.ok(Math.abs(Number(r[0][4]) - beyond(0, 8)) < 1e-3 * Math.max(1, beyond(0, 8)));
-  await view.locator('[data-key="alibi.trained"]').fill('16');
-  await view.locator('[data-key="alibi.trained"]').dispatchEvent('change');
+  await view.locator('[data-key="alibi.trained"]').evaluate((e) => { e.value = '16'; e.dispatchEvent(new Event('change', { bubbles: true })); });
   await settle(page);
   const moved = root().locator('.alibi-extrapolation');
   assert.equal(await textOf(moved.locator('output[data-field="alibi.trained"]')), '16');
@@ -112,7 +111,7 @@ test('sink-window: the weight on the sinks, the context with and without them as
   assert.equal(await assertCells(view, 'evicted_context', trace.evicted_context), 20);
   assert.equal(await assertCells(view, 'context', trace.context), 20);
   for (const field of ['sink_mass', 'context', 'evicted_context'])
-    assert.equal(await view.locator(`figure[data-field="${field}"] .legend`).count(), 1, `${field}: a legend`);
+    assert.equal(await view.locator(`figure[data-field="${field}"] .map-legend`).count(), 1, `${field}: a legend`);
   // queries 0..2 see the sinks through the window: unchanged; later ones move
   for (const i of [0, 1, 2]) assert.deepEqual(trace.evicted_context[0][i], trace.context[0][i]);
   assert.notDeepEqual(trace.evicted_context[0][9], trace.context[0][9]);
@@ -146,7 +145,7 @@ test('mla-toy: the latent and k_rope as maps, explained; the weights edited on t
   await settle(page);
   assert.equal(await assertCells(maps, 'latent', trace.latent), 5 * 4);
   assert.equal(await assertCells(maps, 'k_rope', trace.k_rope), 5 * 2);
-  for (const field of ['latent', 'k_rope']) assert.equal(await maps.locator(`figure[data-field="${field}"] .legend`).count(), 1);
+  for (const field of ['latent', 'k_rope']) assert.equal(await maps.locator(`figure[data-field="${field}"] .map-legend`).count(), 1);
   const l = await explain('latent', [0, 3, 2]);
   assert.equal(l.value, trace.latent[0][3][2]);
   assert.match(l.text, /RMSNorm/);

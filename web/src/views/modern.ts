@@ -29,8 +29,6 @@ const T = {
   cacheNumbers: { en: 'numbers / token', zh: '数值 / 词元' },
   cacheBytes64: { en: 'bytes / token (float64)', zh: '字节 / 词元（float64）' },
   cacheYours: { en: 'This scenario (one layer): H_kv (E + D) numbers per token; the trace\'s cost.kv_cache_numbers = B · L_K · H_kv · (E + D) =', zh: '本场景（一层）：每个词元 H_kv (E + D) 个数；trace 的 cost.kv_cache_numbers = B · L_K · H_kv · (E + D) =' },
-  llamaTitle: { en: 'Llama-2-70B: 80 layers, 64 query heads, head size 128, fp16 (2 bytes)', zh: 'Llama-2-70B：80 层，64 个查询头，头维度 128，fp16（2 字节）' },
-  cacheBytes16: { en: 'bytes / token (all layers, fp16)', zh: '字节 / 词元（全部层，fp16）' },
   cache4k: { en: 'a 4096-token context', zh: '4096 词元的上下文' },
   ropeTitle: { en: 'RoPE: each pair of entries turns by m · θ_p', zh: 'RoPE：每对分量旋转 m · θ_p' },
   ropeIntro: { en: 'The query at position m and the key at position n are rotated pair by pair, θ_p = base^(−2p/E). A rotation keeps lengths, and q_m · k_n = q · R((n − m) θ) k: the score depends on m − n only, so shifting every position (the preset rope-shift) changes no score. Low pairs turn fast, high pairs slowly.', zh: '位置 m 的查询与位置 n 的键逐对旋转，θ_p = base^(−2p/E)。旋转不改变长度，且 q_m · k_n = q · R((n − m) θ) k：分数只取决于 m − n，所以整体平移所有位置（预设 rope-shift）不改变任何分数。低位分量转得快，高位分量转得慢。' },
