@@ -97,7 +97,7 @@ test('alibi-extrapolate: the bias on one line past the trained length, the rows 
   assert.equal(r[0][1], '-3.75');
   const ex = await explain('bias', [0, 23, 0]);
   assert.equal(ex.value, -5.75);
-  assert.match(ex.text, /−0\.25 · 23 = −5\.75/);
+  assert.match(ex.text, /−0\.25 · 23 = -5\.75/);
   assert.deepEqual(problems, []);
 });
 

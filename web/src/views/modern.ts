@@ -87,7 +87,7 @@ const t = viewText(T);
 const cell = (text: string, head = false) => h(head ? 'th' : 'td', { text, ...(head ? { attrs: { scope: 'col' } } : {}) });
 const row = (...cells: HTMLElement[]) => h('tr', null, ...cells);
 const table = (caption: string, head: string[], rows: HTMLElement[]) =>
-  h('div', { class: 'table-scroll' }, h('table', { class: 'modern-table' }, h('caption', { text: caption }),
+  h('div', { class: 'table-scroll', attrs: { tabindex: '0', role: 'region', 'aria-label': caption } }, h('table', { class: 'modern-table' }, h('caption', { text: caption }),
     h('thead', null, row(...head.map((x) => cell(x, true)))), h('tbody', null, ...rows)));
 const fmt = (x: number) => (Number.isInteger(x) ? x.toLocaleString('en-US') : Number(x.toPrecision(4)).toString());
 const bytes = (n: number) => (n >= 1024 * 1024 ? `${fmt(n / (1024 * 1024))} MiB` : n >= 1024 ? `${fmt(n / 1024)} KiB` : `${fmt(n)} B`);
