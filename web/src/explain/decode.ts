@@ -67,7 +67,7 @@ function explainInCacheWeight(c: Cells, field: string, index: number[], lang: La
     ...held.flatMap((k) => Array.from({ length: E }, (_, e) => ref('k', [b, k, hk, e])))];
   const terms = capped(held.map((k, t) => ({ name: `s[${k}] (slot ${t})`, value: scores[t] })), slot);
   return explained(field, index, value,
-    `w_{${i}${j}} = \frac{e^{s_{${j}} - \max s}}{\sum_t e^{s_t - \max s}} = \frac{${num(exps[slot])}}{${sum(exps.map(num))}} = ${num(value)}${exactTex(value)},\; s_t = ${num(scale)}\, R_{${n - 1}} q_{${i}} \cdot R_t k_t`,
+    `w_{${i}${j}} = \\frac{e^{s_{${j}} - \\max s}}{\\sum_t e^{s_t - \\max s}} = \\frac{${num(exps[slot])}}{${sum(exps.map(num))}} = ${num(value)}${exactTex(value)},\\; s_t = ${num(scale)}\\, R_{${n - 1}} q_{${i}} \\cdot R_t k_t = (${scores.map(num).join(', ')})`,
     say(lang, `RoPE inside the cache: row ${i} holds keys ${held.join(', ')}; key ${j} sits in slot ${slot} and turns by ${slot}·θ, the query by ${n - 1}·θ (the last slot); s = scale · q'·k' = ${sumText(scores.map(plain))}; weight = e^(s_${j} − max) / Σ = ${plain(exps[slot])} / ${plain(total)} = ${plain(value)}${exactText(value)}`,
       `RoPE 在缓存内编号：第 ${i} 行保留键 ${held.join(', ')}；键 ${j} 在第 ${slot} 格，旋转 ${slot}·θ，查询旋转 ${n - 1}·θ（最后一格）；s = scale · q'·k' = ${sumText(scores.map(plain))}；权重 = e^(s_${j} − max) / Σ = ${plain(exps[slot])} / ${plain(total)} = ${plain(value)}${exactText(value)}`),
     terms, operands);

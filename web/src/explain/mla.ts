@@ -45,7 +45,7 @@ function explainLatent(c: Cells, field: string, index: number[], lang: Lang): Ex
   const ms = a.reduce((s, x) => s + x * x, 0) / C;
   const w = Number(cellAt(weight(c, 'kv_a_layernorm.weight'), [k]) ?? 1);
   return explained(field, index, value,
-    `\text{latent}_{${i}${k}} = w_{${k}} \frac{a_{${k}}}{\sqrt{\tfrac{1}{${C}}\sum_c a_c^2 + 10^{-6}}} = ${num(w)} \cdot \frac{${num(a[k])}}{\sqrt{${num(ms)} + 10^{-6}}} = ${num(value)}${exactTex(value)},\; a_{${k}} = ${own.tex}`,
+    `\\text{latent}_{${i}${k}} = w_{${k}} \\frac{a_{${k}}}{\\sqrt{\\tfrac{1}{${C}}\\sum_c a_c^2 + 10^{-6}}} = ${num(w)} \\cdot \\frac{${num(a[k])}}{\\sqrt{${num(ms)} + 10^{-6}}} = ${num(value)}${exactTex(value)},\\; a_{${k}} = ${own.tex}`,
     say(lang, `latent = RMSNorm: kv_a_layernorm[${k}] · a[${k}] / √(mean of a² + 1e-6) = ${plain(w)} · ${plain(a[k])} / √(${plain(ms)} + 1e-6) = ${plain(value)}${exactText(value)}, where a = kv_a_proj_with_mqa · x[${i}] (its first ${C} rows), a[${k}] = ${own.text}`,
       `latent = RMSNorm：kv_a_layernorm[${k}] · a[${k}] / √(a² 的均值 + 1e-6) = ${plain(w)} · ${plain(a[k])} / √(${plain(ms)} + 1e-6) = ${plain(value)}${exactText(value)}，其中 a = kv_a_proj_with_mqa · x[${i}]（前 ${C} 行），a[${k}] = ${own.text}`) + capNote(lang, own.n),
     [{ name: `a[${k}]`, value: a[k] }, { name: 'mean a²', value: ms }, { name: `kv_a_layernorm[${k}]`, value: w }], own.operands);
@@ -59,12 +59,12 @@ function explainKRope(c: Cells, field: string, index: number[], lang: Lang): Exp
   const pair = p % half, first = p < half;
   const x0 = compressed(c, b, i, C + pair), x1 = compressed(c, b, i, C + pair + half);
   const angle = i * 10000 ** (-2 * pair / r), cs = Math.cos(angle), sn = Math.sin(angle);
-  const formula = first ? `${num(x0.total)} \cos ${num(angle)} - ${num(x1.total)} \sin ${num(angle)}`
-    : `${num(x1.total)} \cos ${num(angle)} + ${num(x0.total)} \sin ${num(angle)}`;
+  const formula = first ? `${num(x0.total)} \\cdot ${num(cs)} - ${num(x1.total)} \\cdot ${num(sn)}`
+    : `${num(x1.total)} \\cdot ${num(cs)} + ${num(x0.total)} \\cdot ${num(sn)}`;
   const text = first ? `${plain(x0.total)}·cos ${plain(angle)} − ${plain(x1.total)}·sin ${plain(angle)}`
     : `${plain(x1.total)}·cos ${plain(angle)} + ${plain(x0.total)}·sin ${plain(angle)}`;
   return explained(field, index, value,
-    `k^{\text{rope}}_{${i},${p}} = ${formula} = ${num(value)}${exactTex(value)},\; \theta = ${i} \cdot 10000^{-${2 * pair}/${r}}`,
+    `k^{\\text{rope}}_{${i},${p}} = ${formula} = ${num(value)}${exactTex(value)},\\; (\\cos, \\sin)\\ \\text{of}\\ \\theta = ${i} \\cdot 10000^{-${2 * pair}/${r}} = ${num(angle)}`,
     say(lang, `k_rope: pair ${pair} (entries ${pair}, ${pair + half}) of the rope part of kv_a_proj_with_mqa · x[${i}] turned by ${i} · 10000^(−${2 * pair}/${r}) = ${plain(angle)}: ${text} = ${plain(value)}${exactText(value)}`,
       `k_rope：kv_a_proj_with_mqa · x[${i}] 的 rope 部分第 ${pair} 对（分量 ${pair}、${pair + half}）旋转 ${i} · 10000^(−${2 * pair}/${r}) = ${plain(angle)}：${text} = ${plain(value)}${exactText(value)}`),
     [{ name: `a[${C + pair}]`, value: x0.total }, { name: `a[${C + pair + half}]`, value: x1.total }, { name: 'cos', value: cs }, { name: 'sin', value: sn }],
