@@ -62,4 +62,23 @@ void add_rope_trace(Trace& trace, Tensor&& q_rotated, Tensor&& k_rotated, Tensor
   trace.set("rope_angles", std::move(angles));
 }
 
+Tensor rope_decay_bound(std::size_t E, double base, std::size_t distances) {
+  const std::size_t half = E / 2;
+  std::vector<double> theta(half);
+  for (std::size_t k = 0; k < half; ++k)  // Hugging Face's inv_freq, as rope_angles
+    theta[k] = 1.0 / std::pow(base, static_cast<double>(2 * k) / static_cast<double>(E));
+  Tensor bound = Tensor::from_shape({distances});
+  for (std::size_t r = 0; r < distances; ++r) {
+    double re = 0, im = 0, sum = 0;  // S_j as it grows, and sum_j |S_j|
+    for (std::size_t k = 0; k < half; ++k) {
+      const double a = static_cast<double>(r) * theta[k];
+      re += std::cos(a);
+      im += std::sin(a);
+      sum += std::sqrt(re * re + im * im);
+    }
+    bound(r) = half ? sum / static_cast<double>(half) : 0.0;
+  }
+  return bound;
+}
+
 }  // namespace attnplay

@@ -42,4 +42,14 @@ Tensor apply_rope(Tensor& q, Tensor& k, const Rope& rope);
 // Trace fields: q_rotated, k_rotated (moved in) and rope_angles.
 void add_rope_trace(Trace& trace, Tensor&& q_rotated, Tensor&& k_rotated, Tensor&& angles);
 
+// RoFormer §3.4.3, the long-term decay: with h_i = q_[2i:2i+1] k*_[2i:2i+1] (pair i as a complex
+// number) and S_j = sum_{k<j} e^{i r theta_k} (S_0 = 0, h_{E/2} = 0), Abel summation gives
+//   |sum_i h_i e^{i r theta_i}| <= (max_i |h_{i+1} - h_i|) sum_{j=1}^{E/2} |S_j|,
+// and the paper plots (1 / (E/2)) sum_{j=1}^{E/2} |S_j| against the relative distance r = m - n:
+//   rope_decay[r] = (2/E) sum_{j=1}^{E/2} | sum_{k=0}^{j-1} (cos(r theta_k), sin(r theta_k)) |,
+//   theta_k = base^(-2k/E),  r = 0 .. distances - 1   (rope_decay[0] = (E/2 + 1) / 2).
+// Trace field rope_decay (kRopeDecayDistances) at trace "full" whenever RoPE is on (full, flash).
+constexpr std::size_t kRopeDecayDistances = 512;
+Tensor rope_decay_bound(std::size_t E, double base, std::size_t distances);
+
 }  // namespace attnplay

@@ -105,7 +105,40 @@ Tensor apply_modern_forms(AttentionInputs& in, const ModernForms& m) {
 
 void add_modern_trace(Trace& trace, AttentionInputs&& in, const ModernForms& m, Tensor&& angles, TraceLevel level) {
   add_kv_and_bias_trace(trace, in.q, in.k, in.v, m.alibi_slopes, level);
+#ifndef ATTNPLAY_FIRST_LOAD  // (no RoPE there: its cos, sin and pow stay out of the first-load module)
+  if (m.rope && level == TraceLevel::full)  // RoFormer §3.4.3's decay of the bound (rope.hpp)
+    trace.set("rope_decay", rope_decay_bound(in.q.shape()[3], m.rope->base, kRopeDecayDistances));
+#endif
   if (m.rope) add_rope_trace(trace, std::move(in.q), std::move(in.k), std::move(angles));
+}
+
+[[maybe_unused]] static bool evicts_sinks(const Mask& mask) { return mask.kind == MaskKind::sink && mask.sinks > 0; }
+
+// StreamingLLM's finding on the learner's tensors: the weight each query puts on the sinks
+// (sink_mass (B, H, L_Q) = sum_{j < sinks} weights[b, h, i, j]) and the context when the sinks are
+// evicted, the window alone (evicted_context (B, L_Q, H, D): full attention, float64, under the
+// same mask with sinks 0, i.e. Mistral's sliding window). For the picture: its products are not
+// counted in the cost.
+[[maybe_unused]] static void add_sink_eviction(Trace& trace, const AttentionInputs& in, const Mask& mask, const std::vector<double>& alibi_slopes) {
+  const Tensor& w = trace.tensor("weights");
+  const std::size_t B = w.shape()[0], H = w.shape()[1], L_Q = w.shape()[2], L_K = w.shape()[3];
+  const std::size_t s = std::min<std::size_t>(static_cast<std::size_t>(mask.sinks), L_K);
+  Tensor mass = Tensor::from_shape({B, H, L_Q});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t i = 0; i < L_Q; ++i) {
+        double m = 0;
+        for (std::size_t j = 0; j < s; ++j) m += w(b, h, i, j);
+        mass(b, h, i) = m;
+      }
+  Mask window;  // the same rule with sinks 0 (a sink mask has no tensors of its own to copy)
+  window.kind = MaskKind::sink;
+  window.window = mask.window;
+  window.fill = mask.fill;
+  Trace evicted = full_attention(in.q, in.k, in.v, in.scale, window, TraceLevel::context, Dtype::float64, alibi_slopes);
+  trace.set("sink_mass", std::move(mass));
+  for (auto& [name, value] : evicted.fields)
+    if (name == "context") trace.set("evicted_context", std::move(value));
 }
 
 void add_modern_estimate(Estimate& e, const AttentionDims& d, std::size_t H_kv, const ModernForms& m, TraceLevel level) {
@@ -115,6 +148,7 @@ void add_modern_estimate(Estimate& e, const AttentionDims& d, std::size_t H_kv, 
     for (const auto p : m.rope->positions_q) top = std::max(top, p);
     for (const auto p : m.rope->positions_k) top = std::max(top, p);
     e.numbers += std::uint64_t{d.B} * d.E * (d.L_Q * d.H + d.L_K * H_kv) + static_cast<std::uint64_t>(top + 1) * (d.E / 2);
+    if (level == TraceLevel::full) e.numbers += kRopeDecayDistances;  // rope_decay
   }
   if (level == TraceLevel::full && !m.alibi_slopes.empty()) e.numbers += std::uint64_t{d.H} * d.L_Q * d.L_K;
 }
@@ -130,6 +164,9 @@ Trace run_full(ScenarioContext& ctx) {
   Tensor angles = apply_modern_forms(in, forms);  // RoPE: q and k rotated in place
   ctx.dtype_honoured = true;  // the context in float32 when asked (the pictures stay float64)
   Trace trace = full_attention(in.q, in.k, in.v, in.scale, mask, ctx.level, ctx.dtype, forms.alibi_slopes);
+#ifndef ATTNPLAY_FIRST_LOAD  // a picture the first-load module leaves out (its size: docs/semantics.md)
+  if (ctx.level == TraceLevel::full && evicts_sinks(mask)) add_sink_eviction(trace, in, mask, forms.alibi_slopes);
+#endif
   add_modern_trace(trace, std::move(in), forms, std::move(angles), ctx.level);
   return trace;
 }
@@ -153,8 +190,13 @@ void add_exact_estimate(Estimate& e, const AttentionDims& d, const Mask& mask, T
 Estimate estimate_full(ScenarioContext& ctx) {
   std::size_t H_kv = 0;
   const auto d = read_attention_shapes(ctx, &H_kv);
-  Estimate e = softmax_estimate(d, read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks), ctx.level);
+  const Mask mask = read_mask(ctx, d.B, d.L_Q, d.L_K, ctx.entry->masks);
+  Estimate e = softmax_estimate(d, mask, ctx.level);
   add_modern_estimate(e, d, H_kv, read_modern_forms(ctx, d), ctx.level);
+#ifndef ATTNPLAY_FIRST_LOAD
+  if (ctx.level == TraceLevel::full && evicts_sinks(mask))  // sink_mass, evicted_context
+    e.numbers += std::uint64_t{d.B} * d.H * d.L_Q + context_numbers(d);
+#endif
   return e;
 }
 
@@ -310,6 +352,17 @@ std::vector<Preset> full_presets() {
                "always the first 2 tokens, the sinks. Without the sinks (sinks 0) the weight that softmax pours "
                "onto the first tokens has nowhere to go once they leave the window.",
                sink});
+  // ---- issue 16 (modern-c): ALiBi past the trained length ----
+  json extrapolate = toy(23, 4, 4, 24, 2);
+  extrapolate["alibi"] = true;
+  p.push_back({"alibi-extrapolate", "ALiBi past the trained length: trained on 8, run on 24",
+               "ALiBi 超出训练长度:训练长度 8,运行长度 24",
+               "Press et al. train ALiBi on short inputs and run it on longer ones: the bias -slope_h |i - j| is a "
+               "rule, not a learned table, so it has a value at every distance. Here 4 heads (slopes 2^-2 .. 2^-8), "
+               "causal, L = 24, three times a trained length of 8: the last query's bias keeps falling on the same "
+               "line past distance 8 (head 0 reaches -5.75 at distance 23), and every row of weights is still a "
+               "softmax that sums to 1, with the far keys of the steep heads near 0.",
+               extrapolate});
   return p;
 }
 

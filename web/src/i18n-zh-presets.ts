@@ -58,4 +58,6 @@ export const PRESET_DESCRIPTIONS_ZH: Record<string, string> = {
   'mla-q-lora': 'DeepSeek-V2 的完整结构，玩具尺寸：q = q_b_proj(RMSNorm(q_a_proj x))，q_lora_rank = 6；kv_lora_rank = 4，qk_nope_head_dim = 4，qk_rope_head_dim = 4，v_head_dim = 4，4 个头，因果掩码。每个词元缓存 4 + 4 = 8 个数，多头注意力则要 4 x (4 + 4 + 4) = 48 个。',
   'decode-toy': '前 4 个位置一次处理（预填充，因果），然后位置 4..7 逐个处理：每一步把自己的键和值追加到缓存，并用查询对整个缓存做注意力。每一步的权重行等于完整因果注意力的第 i 行（最大差异小于 1e-15），缓存每步增长一个词元。两个查询头共用一个键值头（MQA）：每个词元缓存 1 x (2 + 2) 个数。',
   'decode-sinks': '缓存保留前 2 个词元（注意力汇点）和最近 4 个：从位置 6 起，每一步逐出一个词元，所以无论文本多长缓存都保持 6 个词元。键按词元原来的位置旋转，所以每一步都等于汇点掩码 {window 4, sinks 2} 下的完整注意力。',
+  // modern-c (issue 16)
+  'alibi-extrapolate': 'Press 等人训练 ALiBi 时用短输入，运行时用更长的输入：偏置 -slope_h |i - j| 是一条规则，而不是学到的表，所以在任何距离上都有值。这里 4 个头（斜率 2^-2 .. 2^-8），因果，L = 24，是训练长度 8 的三倍：最后一个查询的偏置越过距离 8 后仍沿同一直线下降（头 0 在距离 23 处达到 -5.75），每一行权重仍是和为 1 的 softmax，陡峭头上远处键的权重接近 0。',
 };

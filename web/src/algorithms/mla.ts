@@ -24,10 +24,13 @@ const props: Prop[] = [
 export default {
   name: 'mla',
   traits: { scale: true, scaleWidth: (s) => Number(s.qk_nope_head_dim ?? 0) + Number(s.qk_rope_head_dim ?? 0),
-    grids: [{ key: 'x', axes: ['B', 'L_Q', 'E'], rowPrefix: 'x' }], dimLabels: { L_Q: 'L', E: 'd_model' } },
+    grids: [{ key: 'x', axes: ['B', 'L_Q', 'E'], rowPrefix: 'x' }], dimLabels: { L_Q: 'L', E: 'd_model' },
+    // modern-c: editable at toy sizes (the seed's are the trace's state_dict until the first edit)
+    weights: { names: ['q_a_proj.weight', 'q_a_layernorm.weight', 'q_b_proj.weight', 'q_proj.weight', 'kv_a_proj_with_mqa.weight',
+      'kv_a_layernorm.weight', 'kv_b_proj.weight', 'o_proj.weight'], drops: [], group: 'state_dict' } },
   props,
   maps: { weights: { en: 'weights (one latent per token, shared by every head): L × L', zh: '权重（每个词元一个潜向量，所有头共享）：L × L' } },
-  view: view(() => import('../views/mla'), (m, host, trace) => m && m.mlaView({ trace, scenario: host.session.scenario, lang: host.lang }),
+  view: view(() => import('../views/mla'), (m, host, trace) => m && m.mlaView({ trace, scenario: host.session.scenario, lang: host.lang, b: host.session.b }),
     { part: 'mla' }),
   flow: flow('mla'),
   pytorch: snippet('mlaSnippet'),

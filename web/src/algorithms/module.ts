@@ -41,7 +41,9 @@ export interface PageTraits {
   /** Its weights (`weights.<name>` in the scenario, `<name>` in the trace), editable at toy sizes: drawn
    * from the seed they are the trace's; the first edit writes them all into the scenario and drops the
    * fields that drew them (`drops`); `follow`: the weight whose columns a size of the size bar is. */
-  weights?: { names: readonly string[]; drops: readonly string[]; follow?: Record<string, string> };
+  weights?: { names: readonly string[]; drops: readonly string[]; follow?: Record<string, string>;
+    /** The trace's group the drawn weights are in (mla's `state_dict`: `state_dict/<name>`); default: top level. */
+    group?: string };
   /** Names of the size bar's sizes where they are not B, L_Q, L_K, E, E_k, D (multihead's d_q, d_k, d_v). */
   dimLabels?: Record<string, string>;
 }

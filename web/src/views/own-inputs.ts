@@ -76,7 +76,7 @@ export function weightsPanel(o: WeightsOptions): HTMLElement | null {
   if (!spec) return null;
   const own = s.weights !== null && typeof s.weights === 'object' ? s.weights as Scenario : null;
   const drawn = o.trace?.algorithm === s.algorithm ? o.trace : null;
-  const valueOf = (name: string) => (own ? own[name] : drawn ? nested(drawn[name]) : undefined);
+  const valueOf = (name: string) => (own ? own[name] : drawn ? nested(drawnWeight(drawn, spec.group, name) as never) : undefined);
   const names = spec.names.filter((name) => valueOf(name) !== undefined);
   const body: HTMLElement[] = [];
   for (const name of o.open ? names : []) {
@@ -97,6 +97,12 @@ export function weightsPanel(o: WeightsOptions): HTMLElement | null {
 }
 
 const at0 = (x: unknown) => (Array.isArray(x) ? x[0] : undefined);
+
+/** A weight the seed drew: the trace's field `name`, or `name` in the trace's group (mla's state_dict). */
+function drawnWeight(trace: Trace, group: string | undefined, name: string): unknown {
+  const g = group ? trace[group] : trace;
+  return g !== null && typeof g === 'object' ? (g as Record<string, unknown>)[name] : undefined;
+}
 
 /** Whether each session's weights are open. */
 const weightsOpen = new WeakMap<Session, boolean>();
@@ -155,7 +161,10 @@ function editWeight(session: Session, name: string, path: number[], text: string
   const next = clone(session.scenario);
   if (next.weights === null || typeof next.weights !== 'object') {
     const spec = traits(next).weights, w: Scenario = {};
-    for (const g of spec?.names ?? []) if (session.trace?.[g] !== undefined) w[g] = clone(nested(session.trace[g]));
+    for (const g of spec?.names ?? []) {
+      const drawn = session.trace ? drawnWeight(session.trace, spec?.group, g) : undefined;
+      if (drawn !== undefined) w[g] = clone(nested(drawn as never));
+    }
     for (const field of spec?.drops ?? []) delete next[field];
     next.weights = w;
   }
