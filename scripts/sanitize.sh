@@ -11,6 +11,7 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+mkdir -p build
 # configured again when cmake/fuzz.cmake's build changes (the stamp names that version)
 stamp="unity-O0-tests-v2"
 if [ ! -f build/fuzz/CMakeCache.txt ] || [ "$(cat build/fuzz/.configured 2>/dev/null)" != "$stamp" ]; then
