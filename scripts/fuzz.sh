@@ -44,7 +44,9 @@ for target in fuzz_parser fuzz_algorithms; do
   mkdir -p "$found"
   log=build/fuzz/$target.log
   [ $smoke = 0 ] || log=build/fuzz/$target-smoke.log
-  args=(-max_total_time="$per" -timeout=10 -rss_limit_mb=3072 -max_len=16384 -print_final_stats=1
+  # -timeout: a hang is an input past 60 s of WALL time (libFuzzer's clock): at 10 s, a loaded
+  # machine (load 15, nice 19) stopped both targets on ordinary 21 MB traces (4 s of CPU; session 9)
+  args=(-max_total_time="$per" -timeout=60 -rss_limit_mb=3072 -max_len=16384 -print_final_stats=1
         -artifact_prefix=build/fuzz/crashes/ -dict="$dict")
   start=$(date +%s)
   if nice -n 10 "build/fuzz/$target" "${args[@]}" "$found" "$seeds" > "$log" 2>&1; then
