@@ -11,10 +11,15 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-if [ ! -f build/fuzz/CMakeCache.txt ]; then
+mkdir -p build
+# configured again when cmake/fuzz.cmake's build changes (the stamp names that version)
+stamp="unity-O0-tests-v2"
+if [ ! -f build/fuzz/CMakeCache.txt ] || [ "$(cat build/fuzz/.configured 2>/dev/null)" != "$stamp" ]; then
+  rm -f build/fuzz/CMakeCache.txt
   cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DATTNPLAY_SANITIZE=ON "${launcher[@]}" > build/fuzz-configure.log 2>&1 ||
     { cat build/fuzz-configure.log >&2; exit 1; }
+  echo "$stamp" > build/fuzz/.configured
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ "${1:-}" = --build-only ]; then

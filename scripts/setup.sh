@@ -22,12 +22,11 @@ need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
 need chromium /usr/bin/chromium
 need nodejs /usr/bin/node
 need python3-torch /usr/lib/python3/dist-packages/torch/__init__.py  # tests/web/pytorch.test.mjs runs the copy-as-PyTorch snippets
-# harden (issue 18): clang and its sanitizer/libFuzzer runtimes, only for `npm run fuzz` and
-# `npm run sanitize` (scripts/setup.sh --fuzz; npm test does not need them)
-if [ "${1:-}" = --fuzz ]; then
-  need clang /usr/bin/clang++
-  compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
-fi
+# issue 18: clang and its sanitizer/libFuzzer runtimes: npm test runs the Catch2 suite under ASan +
+# UBSan and a fuzz smoke (scripts/test.sh), npm run fuzz / sanitize the longer runs. (`--fuzz`,
+# which npm run fuzz and sanitize pass, asked for them alone before npm test needed them.)
+need clang /usr/bin/clang++
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2

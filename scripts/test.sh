@@ -10,6 +10,17 @@ else
   cat build/ctest.log
   status=1
 fi
+echo "== Catch2 under ASan + UBSan, and a fuzz smoke (build/fuzz, clang; docs/testing.md)"
+# the same core objects for both (cmake/fuzz.cmake); ccache makes an unchanged core's build a link.
+# Every Catch2 case but three that only repeat covered paths at length (141 of the suite's 250 s
+# under the sanitizers): the kernel's remainder sweep (its tile paths are "the fused kernel: ...
+# every tile path") and two full trainings (the gradients and the other bahdanau cases stay).
+# They run natively above, and under the sanitizers in `npm run sanitize`. A renamed case is run.
+bash scripts/sanitize.sh '~the fused kernel at sizes that leave a remainder*' \
+  '~bahdanau: training copy puts the weights on the diagonal' \
+  '~bahdanau: training reverse from the default seed learns the anti-diagonal' > build/sanitize.log 2>&1 &&
+  grep -E "passed|sanitize:" build/sanitize.log || { tail -40 build/sanitize.log; status=1; }
+bash scripts/fuzz.sh --smoke || status=1
 echo "== node (WASM module)"
 node --test tests/node/ || status=1
 echo "== tsc (page types)"

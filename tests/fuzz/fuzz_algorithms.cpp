@@ -5,6 +5,7 @@
 // a key removed or added (the keys of every preset and every algorithm's defaults), a boolean
 // flipped. So the fuzzer spends its time on scenarios the readers accept or almost accept, where
 // the algorithms run, not on JSON syntax (fuzz_parser's part).
+#include <cstdio>
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>
@@ -143,6 +144,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (in.ConsumeBool()) scenario["trace"] = in.ConsumeBool() ? "context" : "full";
   if (in.ConsumeBool()) scenario["dtype"] = "float32";
   for (int n = in.ConsumeIntegralInRange<int>(0, 6); n > 0 && in.remaining_bytes() > 0; --n) mutate(scenario, in);
+  // ATTNPLAY_FUZZ_PRINT=1 build/fuzz/fuzz_algorithms INPUT: the scenario an input makes, as JSON
+  // (a finding becomes a scenario for the CLI and a Catch2 test)
+  static const bool print = std::getenv("ATTNPLAY_FUZZ_PRINT") != nullptr;
+  if (print) std::fprintf(stderr, "scenario: %s\n", scenario.dump().c_str());
   attnplay::fuzz::run_one(std::move(scenario));
   return 0;
 }

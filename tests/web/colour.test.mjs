@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openUrl, root, seededTensor, setScenario, settle, traceOf } from './harness.mjs';
+import { eachPreset, fromPageJSON, launch, openUrl, root, seededTensor, setScenario, settle, traceOf } from './harness.mjs';
 
 const PRESETS = JSON.parse(fs.readFileSync(path.join(root, 'build/wasm/catalog.json'), 'utf8')).presets.map((p) => p.name);
 
@@ -24,7 +24,7 @@ async function legendsDrawn() {
 
 /** Every map figure of the element: its field, axis names, legend and the numbers it draws (a
  * table's cells; a canvas map's trace slice at b = h = 0, as the results draw it). */
-const figures = () => page.evaluate(() => {
+const figures = () => page.evaluate(() => window.__attnplayJSON((() => {
   const el = document.querySelector('attention-playground');
   const trace = el.trace;
   // (B, H, L_Q, L_K) maps at (0, 0); (B, L, H, D) ones at b = 0, h = 0; 2-D ones whole
@@ -52,13 +52,12 @@ const figures = () => page.evaluate(() => {
       masked: f.querySelectorAll('td.masked').length,
     };
   });
-});
+})())).then(fromPageJSON);
 
 test('every map of every preset: axis names, and a legend with the colour bar and the map\'s own range', async () => {
   assert.ok(PRESETS.length >= 30, `${PRESETS.length} presets`);
   let maps = 0, canvases = 0;
-  for (const preset of PRESETS) {
-    await openUrl(page, `${base}#preset=${preset}`);
+  await eachPreset(page, base, PRESETS, async (preset) => {
     await legendsDrawn();
     const figs = await figures();
     assert.ok(figs.length > 0, `${preset}: no map`);
@@ -94,7 +93,7 @@ test('every map of every preset: axis names, and a legend with the colour bar an
         assert.ok(lo >= 0, `${where}: a sequential scale for non-negative values (min ${lo})`);
       }
     }
-  }
+  });
   assert.ok(maps > 150 && canvases >= 4, `${maps} maps, ${canvases} canvases`);
   assert.deepEqual(problems, []);
 });

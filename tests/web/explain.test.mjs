@@ -10,7 +10,7 @@
 // Headless Chromium against dist/ served by scripts/serve.mjs (its CSP).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl } from './harness.mjs';
+import { eachPreset, fromPageJSON, launch, openUrl } from './harness.mjs';
 
 /** Maps that are no trace's cells: the chapter's 1/√d argument (its own random draws, not the scenario). */
 const NOT_TRACE = new Set(['scale-scaled.weights', 'scale-unscaled.weights']);
@@ -104,8 +104,8 @@ const explainAll = (cells) => page.evaluate(async (cells) => {
     }
     out.push({ field, indexText, shown, ex, error, values, traceValue: trace[field] !== undefined ? at(trace[field], index) : undefined });
   }
-  return { out, algorithm: trace.algorithm, featureMap: scenario.feature_map ?? 'elu1' };
-}, cells);
+  return window.__attnplayJSON({ out, algorithm: trace.algorithm, featureMap: scenario.feature_map ?? 'elu1' });
+}, cells).then(fromPageJSON);
 
 /** [field, shape] of the trace's tensors (booleans and numbers; not the inputs it echoes). */
 const traceShapes = () => page.evaluate(() => {
@@ -277,8 +277,7 @@ test('every map of every preset explains each of its cells', { timeout: 1200000 
   const presets = process.env.EXPLAIN_PRESETS ? all.filter((p) => process.env.EXPLAIN_PRESETS.split(',').includes(p)) : all;
   assert.ok(presets.length >= (process.env.EXPLAIN_PRESETS ? 1 : 40), `the presets (${presets.length})`);
   const counts = { cells: 0, maps: 0, fields: 0 };
-  for (const preset of presets) {
-    await openUrl(page, `${base}#preset=${preset}`);
+  await eachPreset(page, base, presets, async (preset) => {
     const cells = sample((await shownCells()).filter((c) => !NOT_TRACE.has(c[0])));
     assert.ok(cells.length > 0, `${preset}: no map cells`);
     const { out, algorithm, featureMap } = await explainAll(cells);
@@ -303,7 +302,7 @@ test('every map of every preset explains each of its cells', { timeout: 1200000 
       fields.add(r.field);
     }
     counts.maps += fields.size;
-  }
+  });
   console.log(`explained ${counts.cells} cells of ${counts.maps} maps and ${counts.fields} cells of undrawn trace fields`);
   assert.deepEqual(problems, []);
 });

@@ -13,6 +13,30 @@ export const dist = path.join(root, 'dist');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/** Large results (traces, every cell's explanation) come back from the page as one JSON string:
+ * Playwright's own serialisation of a nested value walks it object by object and took seconds per
+ * MB (explain.test: 25 s for one preset's 1.1 MB). Lossless for what a trace holds: NaN, ±Infinity
+ * and -0 are written as {"__num": "..."}, typed arrays as {"__typed": "Float64Array", "values": [...]}
+ * (fromPageJSON turns them back); an `undefined` property is dropped, as reading it gives anyway.
+ * `window.__attnplayJSON(x)` in the page (an init script of launch's context: no eval, the CSP holds). */
+const PAGE_JSON = () => {
+  window.__attnplayJSON = (x) => JSON.stringify(x, (k, v) => {
+    if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return { __num: Object.is(v, -0) ? '-0' : String(v) };
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return { __typed: v.constructor.name, values: Array.from(v) };
+    return v;
+  });
+};
+
+/** What `window.__attnplayJSON` wrote, as the value it was. */
+export const fromPageJSON = (text) => JSON.parse(text, (k, v) => {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && typeof v.__num === 'string') return Number(v.__num);
+    if (keys.length === 2 && typeof v.__typed === 'string' && Array.isArray(v.values)) return new globalThis[v.__typed](v.values);
+  }
+  return v;
+});
+
 /** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations.
  * `options`: more of Playwright's context options (`locale`, `colorScheme`). */
 export async function launch(options = {}) {
@@ -24,6 +48,7 @@ export async function launch(options = {}) {
   const context = await chromium.launchPersistentContext(userDir, {
     executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
   });
+  await context.addInitScript(PAGE_JSON);
   await context.addInitScript(() => {
     window.__csp = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
@@ -54,8 +79,54 @@ export async function openUrl(page, url) {
   await settle(page);
 }
 
-export const scenarioOf = (page) => page.evaluate(() => document.querySelector('attention-playground').scenario);
-export const traceOf = (page) => page.evaluate(() => document.querySelector('attention-playground').trace);
+/** Picks preset `name` on the page already open, as the preset select does (`el.setPreset`): no
+ * reload, no new module (a fresh load costs seconds; the suites that sweep every preset load one per
+ * algorithm by URL with openUrl and switch to the rest). Waits for the preset's trace, then settles. */
+export async function openPreset(page, name, timeout = 60000) {
+  const state = await page.evaluate(([n, ms]) => new Promise((resolve) => {
+    const e = document.querySelector('attention-playground');
+    const timer = setTimeout(() => resolve(`${n}: no trace in ${ms} ms`), ms);
+    const onTrace = () => {
+      if (e.trace?.algorithm !== e.scenario.algorithm) return;  // a trace of the scenario before
+      clearTimeout(timer);
+      e.removeEventListener('trace', onTrace);
+      resolve('ok');
+    };
+    e.addEventListener('trace', onTrace);
+    if (!e.setPreset(n)) { clearTimeout(timer); resolve(`no preset ${n}`); }
+  }), [name, timeout]);
+  assert.equal(state, 'ok', state);
+  await settle(page);
+}
+
+/** Opens every preset of `names` in turn on `page` and calls `visit(name)`: the first preset of each
+ * algorithm by a fresh load of `${base}#preset=name` (its first trace as a reader's link gets it:
+ * the first-load module where it runs there), the others with openPreset. (`npm run a11y` loads
+ * every preset fresh, in both languages and themes.) */
+export async function eachPreset(page, base, names, visit) {
+  const { load } = await import('../../wasm/attnplay.mjs');
+  const algorithmOf = new Map((await load()).presets().map((p) => [p.name, p.scenario.algorithm]));
+  const seen = new Set();
+  for (const name of names) {
+    const algorithm = algorithmOf.get(name);
+    assert.ok(algorithm, `no preset ${name}`);
+    if (!seen.has(algorithm)) await openUrl(page, `${base}#preset=${name}`);
+    else await openPreset(page, name);
+    seen.add(algorithm);
+    await visit(name);
+  }
+}
+
+/** The first element's `field` (trace, scenario, ...), through __attnplayJSON where the page has it. */
+async function elementValue(page, field) {
+  const got = await page.evaluate((f) => {
+    const v = document.querySelector('attention-playground')[f];
+    return window.__attnplayJSON && v != null ? { json: window.__attnplayJSON(v) } : { value: v };
+  }, field);
+  return 'json' in got ? fromPageJSON(got.json) : got.value;
+}
+export const scenarioOf = (page) => elementValue(page, 'scenario');
+export const traceOf = (page) => elementValue(page, 'trace');
 
 /** Waits until every element's results show its latest trace: the parts of the results off screen
  * take a new trace in idle time (issue 8), and `settled` patches them at once. `target`: the page or

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { launch, openUrl, root, setScenario, settle } from './harness.mjs';
+import { eachPreset, fromPageJSON, launch, openUrl, root, setScenario, settle } from './harness.mjs';
 
 const PYTHON = '/usr/bin/python3';
 const RNG = ['torch.rand', 'manual_seed', 'randn', 'randint', 'np.random', 'random.'];
@@ -29,7 +29,7 @@ before(async () => {
 after(async () => { await browser?.(); });
 
 /** The element's snippet, its type, and its trace's main field. */
-const snippet = () => page.evaluate(async () => {
+const snippet = () => page.evaluate(async () => window.__attnplayJSON(await (async () => {
   const el = document.querySelector('attention-playground');
   const blob = await el.export('pytorch');
   const t = el.trace;
@@ -37,7 +37,7 @@ const snippet = () => page.evaluate(async () => {
   // bahdanau with train: the loss curve and the held-out example's weights must match too (issue 17)
   const also = t.loss !== undefined && t.heldout_weights !== undefined ? { loss: t.loss, heldout_weights: t.heldout_weights } : undefined;
   return { type: blob.type, text: await blob.text(), main, expected: t[main], also, algorithm: t.algorithm };
-});
+})())).then(fromPageJSON);
 
 /** What el.export('pytorch') rejects with. */
 const rejected = () => page.evaluate(async () => {
@@ -116,11 +116,8 @@ test('every preset and edited scenarios: the snippet run by python equals the tr
     cases.push(name);
   };
   try {
-    for (const preset of presets) {
-      // every algorithm has a snippet (its module's builder); bahdanau's training too (issue 17)
-      await openUrl(page, `${base}#preset=${preset.name}`);
-      write(`preset-${preset.name}`, await snippet());
-    }
+    // every algorithm has a snippet (its module's builder); bahdanau's training too (issue 17)
+    await eachPreset(page, base, presets.map((p) => p.name), async (name) => write(`preset-${name}`, await snippet()));
     await openUrl(page, `${base}#preset=softmax-toy`);
     for (const [name, scenario] of Object.entries(edits(presets))) {
       await setScenario(page, scenario);
