@@ -8,7 +8,7 @@
 //          inner loop over contiguous keys); then the tile's rows are updated (2-4) and the tile's
 //          weights, packed the same way, times the block of V are added to the rows' O (5).
 //   tiles  (a causal, local, atrous, strided, sink or valid_lens mask with fill -inf): the same
-//          products on the blocks that hold allowed pairs (Job::tiles): the mask's passes (mask.hpp)
+//          products on the blocks that hold allowed pairs (Job::tiles): the mask's passes (mask_passes.hpp)
 //          gather each class of queries and keys (atrous and strided: rows `dilation` or `stride`
 //          apart, read in place), query tiles sized to the keys per query (a band of 33 keys: 8
 //          rows), each against the panels of keys its rows' spans cover, the masked pairs -inf;
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "alibi.hpp"
+#include "mask_passes.hpp"
 #include "simd.hpp"
 
 namespace attnplay {
@@ -271,7 +272,7 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
 }
 
 // Whether a sparse mask goes through the tiles (Job::tiles) rather than row by row (Job::sparse):
-// every kind with passes (mask.hpp), unless a recorder wants each row's state after each key block.
+// every kind with passes (mask_passes.hpp), unless a recorder wants each row's state after each key block.
 bool by_tiles(const Mask& mask, const AttentionOptions& o) { return mask_passes(mask) > 0 && !o.recorder; }
 
 template <class T>
@@ -464,7 +465,7 @@ struct Job {
   }
 
   // The sparse way through the tiles (a mask with passes, mask_passes; no recorder). Per batch
-  // item b, pass p (step g) and class r (queries i = r + g a, keys j = r + g c, mask.hpp):
+  // item b, pass p (step g) and class r (queries i = r + g a, keys j = r + g c, mask_passes.hpp):
   //   a. each query's keys in the class, KeySpan [lo, hi) minus a hole (mask_pass_keys);
   //   b. query tiles of R consecutive a (R from the keys per query: about a quarter of them, a
   //      multiple of the register block, at most block_q), each with its keys' hull and common hole;

@@ -1,4 +1,5 @@
 #include "mask.hpp"
+#include "mask_passes.hpp"
 
 #include <algorithm>
 
