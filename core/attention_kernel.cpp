@@ -488,8 +488,10 @@ struct Job {
         mt_(new T[bq]), lt_(new T[bq]), scratch_(new T[2 * bq + 2 * W]);
     T *const kt = kt_.get(), *const S = S_.get(), *const m = m_.get(), *const l = l_.get(), *const mt = mt_.get(),
       *const lt = lt_.get();
-    constexpr bool prepack = std::is_same_v<T, float>;  // (as the dense way: float packs a class's queries once)
-    const std::unique_ptr<T[]> qp_(prepack ? new T[L_Q * E] : nullptr);
+    // float: the tile's queries converted and packed for each product (a tile's worth, not q's: a
+    // buffer the size of q, new each call, cost more in page faults than the packing saved)
+    constexpr bool prepack = std::is_same_v<T, float>;
+    const std::unique_ptr<T[]> qp_(prepack ? new T[bq * E] : nullptr);
     T* const qp = qp_.get();
     struct Tile {
       std::size_t a0, R;
@@ -532,7 +534,6 @@ struct Job {
           }
           const std::size_t ldq = g * H * E, ldo = g * H * D, ldv = g * H_kv * D;
           for (std::size_t h = 0; h < H; ++h) {  // c.
-            if (prepack) pack_queries(qd.data() + at(b, r, L_Q, h, E), ldq, nq, E, qp);
             T* const mh = m + h * L_Q;
             T* const lh = l + h * L_Q;
             for (std::size_t c0 = 0; c0 < nk; c0 += bk) {
@@ -558,9 +559,10 @@ struct Job {
                 T* const St = S + o0;
                 T* const Ot = O + at(b, i0, L_Q, h, D);
                 // 1.
-                if (prepack)
-                  gemm<T>(nullptr, 0, kt + o0, bk_pad, St, bk_pad, R_t, E, n, false, scale, qp + tile.a0 * E);
-                else
+                if (prepack) {
+                  pack_queries(qd.data() + at(b, i0, L_Q, h, E), ldq, R_t, E, qp);
+                  gemm<T>(nullptr, 0, kt + o0, bk_pad, St, bk_pad, R_t, E, n, false, scale, qp);
+                } else
                   gemm(q + at(b, i0, L_Q, h, E), ldq, kt + o0, bk_pad, St, bk_pad, R_t, E, n, false, scale);
                 for (std::size_t rr = 0; rr < R_t; ++rr) {
                   const std::size_t a = tile.a0 + rr, i = i0 + g * rr;
