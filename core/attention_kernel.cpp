@@ -1,14 +1,20 @@
 // The fused attention kernel (see attention_kernel.hpp for the recurrences, numbered 1-6 below).
 //
-// Two ways through, the same online-softmax update (update_tile, for a tile of rows or one row):
+// Three ways through, the same online-softmax update (update_tile, for a tile of rows or one row):
 //   dense  (no mask, or a finite fill): per (b, h), key blocks outer (128 keys), query tiles inner
 //          (32 rows). The key block is packed transposed (E x block_k) and the tile's queries k-major
 //          4 rows at a time (float: all of (b, h)'s queries once, converted as they are packed), so
 //          that a tile of scores is a small matrix product in registers (4 rows x 2 vectors, the
 //          inner loop over contiguous keys); then the tile's rows are updated (2-4) and the tile's
 //          weights, packed the same way, times the block of V are added to the rows' O (5).
-//   sparse (a mask with fill -inf): per query, only its allowed keys (allowed_keys), taken in the
-//          same key blocks, so the cost is the allowed pairs.
+//   tiles  (a causal, local, atrous, strided, sink or valid_lens mask with fill -inf): the same
+//          products on the blocks that hold allowed pairs (Job::tiles): the mask's passes (mask_passes.hpp)
+//          gather each class of queries and keys (atrous and strided: rows `dilation` or `stride`
+//          apart, read in place), query tiles sized to the keys per query (a band of 33 keys: 8
+//          rows), each against the panels of keys its rows' spans cover, the masked pairs -inf;
+//          the cost is the allowed pairs and the band's edges (docs/performance.md).
+//   rows   (an explicit mask with fill -inf, or any sparse mask under a recorder: flash's trace):
+//          per query, only its allowed keys (allowed_keys), taken in the same key blocks.
 // Every sum runs in one fixed order in both builds (scores over e, O over j; the running sum over
 // W lanes combined as ((l0 + l1) + (l2 + l3))), so native and wasm agree to the last bit. Most of
 // the time goes to the two products, then the exps (measurements: docs/performance.md).
@@ -21,6 +27,7 @@
 #include <vector>
 
 #include "alibi.hpp"
+#include "mask_passes.hpp"
 #include "simd.hpp"
 
 namespace attnplay {
@@ -182,7 +189,8 @@ static_assert(kBlockK % 4 == 0, "kBlockK: a multiple of the vector widths");
 // rescaled by a_t; the R rescalings a_t are computed W rows at a time. scratch: 2 R + 2 W numbers.
 // Returns R, or the first row r with a score that is not finite (its column in bad; that row's
 // m, l, O unchanged, rows before it may have been updated: the caller throws). check = false:
-// scores known finite but for -inf, which then means "masked".
+// scores known finite but for -inf, which then means "masked"; a row with every score so far
+// masked (m stays -inf) is left as it was (l = 0, O untouched; its scores become 0).
 // Infinities show in the block's max and min, a NaN (which max and min may drop) in the sum of
 // the exps: exp of a finite s - m_t is finite, so NaN there means a NaN score, at the same index.
 template <class T, bool check = true>
@@ -218,10 +226,17 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
   for (std::size_t r = 0; r < Rpad; r += W) {  // 3. a_t = exp(m_{t-1} - m_t) (0 after m_{-1} = -inf)
     V mo;
     for (std::size_t w = 0; w < W; ++w) mo[w] = r + w < R ? m[r + w] : T(0);
-    store(alpha + r, vexp<false>(mo - load(m_new + r), k));
+    V d = mo - load(m_new + r);
+    if constexpr (!check) d = select<T>((IVec<T>)(d == d), d, V{});  // -inf - -inf: no key yet (the row is skipped)
+    store(alpha + r, vexp<false>(d, k));
   }
   for (std::size_t r = 0; r < R; ++r) {
     T* s = S + r * lds;
+    if constexpr (!check)
+      if (m_new[r] == neg_inf) {  // every key masked so far: nothing to add
+        for (std::size_t c = 0; c < npad; ++c) s[c] = T(0);
+        continue;
+      }
     const V mv = splat(m_new[r]);
     V sum{};
     std::size_t c = 0;
@@ -255,6 +270,10 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
   }
   return R;
 }
+
+// Whether a sparse mask goes through the tiles (Job::tiles) rather than row by row (Job::sparse):
+// every kind with passes (mask_passes.hpp), unless a recorder wants each row's state after each key block.
+bool by_tiles(const Mask& mask, const AttentionOptions& o) { return mask_passes(mask) > 0 && !o.recorder; }
 
 template <class T>
 struct Job {
@@ -444,6 +463,164 @@ struct Job {
       }
     return pairs;
   }
+
+  // The sparse way through the tiles (a mask with passes, mask_passes; no recorder). Per batch
+  // item b, pass p (step g) and class r (queries i = r + g a, keys j = r + g c, mask_passes.hpp):
+  //   a. each query's keys in the class, KeySpan [lo, hi) minus a hole (mask_pass_keys);
+  //   b. query tiles of R consecutive a (R from the keys per query: about a quarter of them, a
+  //      multiple of the register block, at most block_q), each with its keys' hull and common hole;
+  //   c. per head h, panels of block_k class keys, c in [t bk, (t + 1) bk), outer (each packed
+  //      transposed once, as the dense way packs a key block), the tiles that meet the panel inner:
+  //      1. the tile's scores against the columns of the panel its span covers (from a multiple of
+  //         W: a column's lane is its key's, whatever the tile), the masked ones -inf after the
+  //         allowed ones are checked;
+  //      2-4. update_tile on the tile's rows (m, l gathered from the (h, i) arrays);
+  //      5. O += exp(s - m) V of the columns (V of the class: rows g apart, read in place);
+  //   6. every row of b finished in (i, h) order (the row way's order for the warnings).
+  // A row meets its keys panel by panel in ascending order whatever its tile, so R changes no number
+  // (block_q's promise); against the row way the steps of the online softmax and the score sums'
+  // order differ (rounding: tests/catch2/test_sparse_tiles.cpp checks 1e-12 in float64).
+  std::uint64_t tiles(EmptyRowWarnings& empty) const {
+    constexpr T neg_inf = -std::numeric_limits<T>::infinity();
+    constexpr std::size_t W = Simd<T>::W;
+    const std::size_t bk_pad = (bk + W - 1) / W * W, HL = H * L_Q;
+    const std::unique_ptr<T[]> kt_(new T[E * bk_pad]), S_(new T[bq * bk_pad]), m_(new T[HL]), l_(new T[HL]),
+        mt_(new T[bq]), lt_(new T[bq]), scratch_(new T[2 * bq + 2 * W]);
+    T *const kt = kt_.get(), *const S = S_.get(), *const m = m_.get(), *const l = l_.get(), *const mt = mt_.get(),
+      *const lt = lt_.get();
+    // float: the tile's queries converted and packed for each product (a tile's worth, not q's: a
+    // buffer the size of q, new each call, cost more in page faults than the packing saved)
+    constexpr bool prepack = std::is_same_v<T, float>;
+    const std::unique_ptr<T[]> qp_(prepack ? new T[bq * E] : nullptr);
+    T* const qp = qp_.get();
+    struct Tile {
+      std::size_t a0, R;
+      KeySpan span;  // the hull of its rows' keys, and the hole they all have
+    };
+    std::vector<KeySpan> rows(L_Q);
+    std::vector<Tile> tiles;
+    const ExpConstants<T> k_exp = exp_constants<T>();
+    const std::size_t passes = mask_passes(mask);
+    // [0, n) clipped: where class key x falls among the n columns from class key c0
+    const auto col = [](std::size_t x, std::size_t c0, std::size_t n) { return x <= c0 ? 0 : std::min(x - c0, n); };
+    std::uint64_t pairs = 0;
+    for (std::size_t b = 0; b < B; ++b) {
+      std::fill(m, m + HL, neg_inf);
+      std::fill(l, l + HL, T(0));
+      for (std::size_t i = 0; i < L_Q; ++i)
+        for (std::size_t h = 0; h < H; ++h) std::fill(O + at(b, i, L_Q, h, D), O + at(b, i, L_Q, h, D) + D, T(0));
+      for (std::size_t p = 0; p < passes; ++p) {
+        const std::size_t g = mask_pass_step(mask, p);
+        for (std::size_t r = 0; r < g && r < L_Q && r < L_K; ++r) {
+          const std::size_t nq = (L_Q - r + g - 1) / g, nk = (L_K - r + g - 1) / g;
+          for (std::size_t a = 0; a < nq; ++a) {  // a.
+            rows[a] = mask_pass_keys(mask, p, b, r + g * a, L_K);
+            pairs += std::uint64_t{H} * rows[a].count();
+          }
+          // b.
+          const std::size_t R = std::clamp(rows[nq / 2].count() / 4 / kMR * kMR, std::size_t(kMR), bq);
+          tiles.clear();
+          for (std::size_t a0 = 0; a0 < nq; a0 += R) {
+            Tile tile{a0, std::min(R, nq - a0), {nk, 0, 0, nk}};
+            for (std::size_t a = a0; a < a0 + tile.R; ++a) {
+              const KeySpan& x = rows[a];
+              if (x.count() == 0) continue;
+              tile.span.lo = std::min(tile.span.lo, x.lo);
+              tile.span.hi = std::max(tile.span.hi, x.hi);
+              tile.span.hole_lo = std::max(tile.span.hole_lo, x.hole_lo);
+              tile.span.hole_hi = std::min(tile.span.hole_hi, x.hole_lo < x.hole_hi ? x.hole_hi : 0);
+            }
+            if (tile.span.hi > tile.span.lo) tiles.push_back(tile);
+          }
+          const std::size_t ldq = g * H * E, ldo = g * H * D, ldv = g * H_kv * D;
+          for (std::size_t h = 0; h < H; ++h) {  // c.
+            T* const mh = m + h * L_Q;
+            T* const lh = l + h * L_Q;
+            for (std::size_t c0 = 0; c0 < nk; c0 += bk) {
+              const std::size_t c1 = std::min(nk, c0 + bk);
+              bool packed = false;
+              for (const Tile& tile : tiles) {
+                const KeySpan& sp = tile.span;
+                std::size_t s0 = std::max(sp.lo, c0), s1 = std::min(sp.hi, c1);
+                if (sp.hole_lo < sp.hole_hi) {  // the keys every row of the tile leaves out
+                  if (sp.hole_lo <= s0) s0 = std::max(s0, sp.hole_hi);
+                  if (sp.hole_hi >= s1) s1 = std::min(s1, sp.hole_lo);
+                }
+                if (s0 >= s1) continue;
+                if (!packed) {  // K of the panel, transposed (and converted): kt[e][c]
+                  for (std::size_t c = 0; c < c1 - c0; ++c) {
+                    const double* kj = kd.data() + kv_at(b, r + g * (c0 + c), h, E);
+                    for (std::size_t e = 0; e < E; ++e) kt[e * bk_pad + c] = static_cast<T>(kj[e]);
+                  }
+                  packed = true;
+                }
+                const std::size_t o0 = (s0 - c0) / W * W, n = s1 - c0 - o0, x0 = c0 + o0, R_t = tile.R;
+                const std::size_t i0 = r + g * tile.a0;
+                T* const St = S + o0;
+                T* const Ot = O + at(b, i0, L_Q, h, D);
+                // 1.
+                if (prepack) {
+                  pack_queries(qd.data() + at(b, i0, L_Q, h, E), ldq, R_t, E, qp);
+                  gemm<T>(nullptr, 0, kt + o0, bk_pad, St, bk_pad, R_t, E, n, false, scale, qp);
+                } else
+                  gemm(q + at(b, i0, L_Q, h, E), ldq, kt + o0, bk_pad, St, bk_pad, R_t, E, n, false, scale);
+                for (std::size_t rr = 0; rr < R_t; ++rr) {
+                  const std::size_t a = tile.a0 + rr, i = i0 + g * rr;
+                  const KeySpan& x = rows[a];
+                  T* const s = St + rr * bk_pad;
+                  if (slopes)
+                    for (std::size_t c = 0; c < n; ++c) s[c] += static_cast<T>(bias(h, i, r + g * (x0 + c)));
+                  const std::size_t y0 = col(x.lo, x0, n), y1 = std::max(y0, col(x.hi, x0, n));
+                  const std::size_t z0 = std::clamp(col(x.hole_lo, x0, n), y0, y1),
+                                    z1 = x.hole_lo < x.hole_hi ? std::clamp(col(x.hole_hi, x0, n), z0, y1) : z0;
+                  std::size_t bad = first_not_finite(s + y0, z0 - y0);
+                  if (bad < z0 - y0) overflow_in_order(b, i, h, r + g * (x0 + y0 + bad));
+                  bad = first_not_finite(s + z1, y1 - z1);
+                  if (bad < y1 - z1) overflow_in_order(b, i, h, r + g * (x0 + z1 + bad));
+                  std::fill(s, s + y0, neg_inf);
+                  std::fill(s + z0, s + z1, neg_inf);
+                  std::fill(s + y1, s + n, neg_inf);
+                  mt[rr] = mh[i];
+                  lt[rr] = lh[i];
+                }
+                std::size_t unused = 0;  // 2-4 (checked above)
+                update_tile<T, false>(St, bk_pad, R_t, n, mt, lt, Ot, ldo, D, k_exp, scratch_.get(), unused);
+                for (std::size_t rr = 0; rr < R_t; ++rr) {
+                  mh[i0 + g * rr] = mt[rr];
+                  lh[i0 + g * rr] = lt[rr];
+                }
+                // 5.
+                gemm(St, bk_pad, v + kv_at(b, r + g * x0, h, D), ldv, Ot, ldo, R_t, n, D, true);
+              }
+            }
+          }
+        }
+      }
+      for (std::size_t i = 0; i < L_Q; ++i)  // 6.
+        for (std::size_t h = 0; h < H; ++h) finish_row(b, h, i, l[h * L_Q + i], O + at(b, i, L_Q, h, D), empty);
+    }
+    return pairs;
+  }
+
+  // A score of the tiles that is not finite: the error the row way gives, which names its first
+  // such pair in (i, h, key) order (the tiles' own pair if rounding left the row way's finite).
+  [[noreturn]] void overflow_in_order(std::size_t b, std::size_t i_tile, std::size_t h_tile, std::size_t j_tile) const {
+    KeyList keys;
+    std::vector<T> qi(E), kj(E);
+    for (std::size_t i = 0; i < L_Q; ++i) {
+      allowed_keys(mask, b, i, L_K, keys);
+      for (std::size_t h = 0; h < H; ++h) {
+        for (std::size_t e = 0; e < E; ++e) qi[e] = static_cast<T>(qd.data()[at(b, i, L_Q, h, E) + e]);
+        for (const std::uint32_t j : keys) {
+          for (std::size_t e = 0; e < E; ++e) kj[e] = static_cast<T>(kd.data()[kv_at(b, j, h, E) + e]);
+          T s = dot(qi.data(), kj.data(), E) * scale;
+          if (slopes) s += static_cast<T>(bias(h, i, j));
+          if (!(s - s == T(0))) overflow(b, i, h, j);
+        }
+      }
+    }
+    overflow(b, i_tile, h_tile, j_tile);
+  }
 };
 
 template <class T>
@@ -462,7 +639,8 @@ std::uint64_t run(const Tensor& q, const Tensor& k, const Tensor& v, double scal
     std::fill(O, O + B * L_Q * H * D, T(0));
     return 0;
   }
-  return mask.is_sparse() ? job.sparse(empty) : job.dense(empty);
+  if (!mask.is_sparse()) return job.dense(empty);
+  return by_tiles(mask, o) ? job.tiles(empty) : job.sparse(empty);
 }
 
 }  // namespace
@@ -528,8 +706,8 @@ std::uint64_t attend(const Tensor& q, const Tensor& k, const Tensor& v, double s
     for (std::size_t i = 0, n = t.size(); i < n; ++i) f[i] = static_cast<float>(x[i]);
     return f;
   };
-  // (the dense way converts q and k as it packs them)
-  const bool sparse = mask.is_sparse();
+  // (the dense way and the tiles convert q and k as they pack them)
+  const bool sparse = mask.is_sparse() && !by_tiles(mask, options);
   const std::unique_ptr<float[]> qf = sparse ? to_float(q) : nullptr, kf = sparse ? to_float(k) : nullptr,
                                  vf = to_float(v);
   const std::size_t n = context.size();

@@ -1,4 +1,5 @@
 #include "mask.hpp"
+#include "mask_passes.hpp"
 
 #include <algorithm>
 
@@ -72,6 +73,43 @@ void allowed_keys(const Mask& mask, std::size_t b, std::size_t i, std::size_t L_
   allowed_ranges(mask, b, i, L_K, [&keys](std::size_t from, std::size_t to, std::size_t step) {
     for (std::size_t j = from; j < to; j += step) keys.push_back(static_cast<std::uint32_t>(j));
   });
+}
+
+std::size_t mask_passes(const Mask& mask) {
+  if (!mask.is_sparse() || mask.kind == MaskKind::explicit_allowed) return 0;
+  return mask.kind == MaskKind::strided ? 2 : 1;
+}
+
+std::size_t mask_pass_step(const Mask& mask, std::size_t pass) {
+  if (mask.kind == MaskKind::atrous) return static_cast<std::size_t>(mask.dilation);
+  if (mask.kind == MaskKind::strided && pass == 1) return static_cast<std::size_t>(mask.stride);
+  return 1;
+}
+
+KeySpan mask_pass_keys(const Mask& mask, std::size_t pass, std::size_t b, std::size_t i, std::size_t L_K) {
+  // allowed_ranges' calls in order: strided's second one (the window) is pass 0, its first and third
+  // (the class before and after the window) pass 1; every other kind's calls are its one pass.
+  // Each range's keys j = from, from + step, ... < to are of i's class (from = r + g c), so in the
+  // class's numbering they are c in [(from - r) / g, ceil((to - r) / g)); a pass has at most two
+  // ranges, ascending: the span from the first to the last, the gap between them the hole.
+  const std::size_t g = mask_pass_step(mask, pass), r = i % g;
+  KeySpan span;
+  std::size_t call = 0, ranges = 0;
+  allowed_ranges(mask, b, i, L_K, [&](std::size_t from, std::size_t to, std::size_t) {
+    const std::size_t p = mask.kind == MaskKind::strided ? (call == 1 ? 0 : 1) : 0;
+    ++call;
+    if (p != pass || to <= from) return;
+    const std::size_t lo = (from - r) / g, hi = (to - r + g - 1) / g;
+    if (ranges++ == 0) {
+      span.lo = lo;
+      span.hi = hi;
+    } else {  // (the second range starts after the first one ends)
+      span.hole_lo = span.hi;
+      span.hole_hi = lo;
+      span.hi = hi;
+    }
+  });
+  return span;
 }
 
 std::uint64_t attended_pairs(const Mask& mask, std::size_t B, std::size_t H, std::size_t L_Q, std::size_t L_K) {

@@ -1,7 +1,10 @@
 // In-process timing of the project's full attention (the fused kernel), native build, for
 // bench/full_attention.mjs: no process start, no JSON in the timed part.
 //
-//   attnplay_bench L E D reps float32|float64   ->  one line of JSON: {"L", "ms", "median_ms", "checksum"}
+//   attnplay_bench L E D reps float32|float64 [MASK]  ->  one line of JSON: {"L", "ms", "median_ms", "checksum"}
+//
+// MASK (bench/sparse_masks.mjs): a kind and its numbers, fill -inf, e.g. `causal`, `local,window=16`,
+// `atrous,dilation=64`, `strided,window=16,stride=64,causal`; absent: no mask.
 //
 // Inputs are bench/lib.mjs's uniforms(n, seed) (mulberry32 in [-1, 1)) with the seeds the JS side
 // uses (q: L + 1, k: L + 2, v: L + 3), so every engine sees the same numbers.
@@ -11,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,11 +35,37 @@ static Tensor uniforms(std::size_t L, std::size_t X, std::uint32_t seed) {
   return t;
 }
 
+static Mask parse_mask(const std::string& text) {
+  Mask m;
+  std::size_t at = 0;
+  for (bool first = true; at <= text.size(); first = false) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at), key = item.substr(0, item.find('='));
+    const std::int64_t value = item.find('=') == std::string::npos ? 0 : std::stoll(item.substr(item.find('=') + 1));
+    if (first) {
+      const char* kinds[] = {"none", "causal", "local", "atrous", "strided", "sink"};
+      const MaskKind ks[] = {MaskKind::none, MaskKind::causal, MaskKind::local, MaskKind::atrous, MaskKind::strided, MaskKind::sink};
+      bool found = false;
+      for (int x = 0; x < 6; ++x)
+        if (item == kinds[x]) m.kind = ks[x], found = true;
+      if (!found) throw std::runtime_error("unknown mask kind " + item);
+    } else if (key == "window") m.window = value;
+    else if (key == "dilation") m.dilation = value;
+    else if (key == "stride") m.stride = value;
+    else if (key == "sinks") m.sinks = value;
+    else if (key == "causal") m.causal = true;
+    else throw std::runtime_error("unknown mask field " + key);
+    at = comma + 1;
+  }
+  return m;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: attnplay_bench L E D reps float32|float64\n");
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr, "usage: attnplay_bench L E D reps float32|float64 [MASK]\n");
     return 2;
   }
+  const Mask mask = argc == 7 ? parse_mask(argv[6]) : Mask{};
   const std::size_t L = std::stoul(argv[1]), E = std::stoul(argv[2]), D = std::stoul(argv[3]);
   const int reps = std::stoi(argv[4]);
   const Dtype dtype = std::string(argv[5]) == "float32" ? Dtype::float32 : Dtype::float64;
@@ -46,7 +76,7 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   for (int r = 0; r <= reps; ++r) {  // one warm-up
     const auto t0 = std::chrono::steady_clock::now();
-    const Trace t = full_attention(q, k, v, scale, Mask{}, TraceLevel::context, dtype);
+    const Trace t = full_attention(q, k, v, scale, mask, TraceLevel::context, dtype);
     const auto t1 = std::chrono::steady_clock::now();
     if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     checksum = t.tensor("context")(0, 0, 0, 0);
