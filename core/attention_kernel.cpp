@@ -273,7 +273,14 @@ std::size_t update_tile(T* S, std::size_t lds, std::size_t R, std::size_t n, T* 
 
 // Whether a sparse mask goes through the tiles (Job::tiles) rather than row by row (Job::sparse):
 // every kind with passes (mask_passes.hpp), unless a recorder wants each row's state after each key block.
+// The page's first-load module (ATTNPLAY_FIRST_LOAD) leaves the tiles out (4.8 KB gzip of its
+// first load): the page gives it no masked scenario (web/src/engine/compute.ts runsFirst), and
+// were one given, the row way computes it (the same pairs, the sums in another order: 1e-12).
+#ifdef ATTNPLAY_FIRST_LOAD
+bool by_tiles(const Mask&, const AttentionOptions&) { return false; }
+#else
 bool by_tiles(const Mask& mask, const AttentionOptions& o) { return mask_passes(mask) > 0 && !o.recorder; }
+#endif
 
 template <class T>
 struct Job {

@@ -27,7 +27,11 @@ test('the first-load module runs full only, and says so for the rest', () => {
     (e) => e.field.startsWith('k') || e.field.startsWith('q'));
 });
 
-test('first-load and whole modules give identical full-attention traces (every mask, both dtypes)', () => {
+// Unmasked, the two modules agree to the last bit. Masked, the first-load module takes the row way
+// (it leaves the tiles out, core/attention_kernel.cpp by_tiles) and the page never gives it such a
+// scenario (web/src/engine/compute.ts runsFirst): the same pairs, costs and warnings, the sums in
+// another order (1e-12 in float64; float32 rounding in float32).
+test('first-load and whole modules: identical unmasked traces, masked ones to rounding (every mask, both dtypes)', () => {
   const masks = [undefined, { kind: 'causal' }, { kind: 'local', window: 2 }, { kind: 'atrous', dilation: 2 },
     { kind: 'strided', window: 2, stride: 3, causal: true }, { kind: 'valid_lens', valid_lens: [3, 5] }];
   let cases = 0;
@@ -43,8 +47,16 @@ test('first-load and whole modules give identical full-attention traces (every m
         const b = first.run(s, { typed: true });
         assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
         for (const key of Object.keys(a)) {
-          if (a[key]?.data) assert.deepEqual(Array.from(b[key].data), Array.from(a[key].data), `${key} (${JSON.stringify(mask)}, ${dtype})`);
-          else assert.deepEqual(b[key], a[key], key);
+          const what = `${key} (${JSON.stringify(mask)}, ${dtype})`;
+          if (a[key]?.data && !mask) assert.deepEqual(Array.from(b[key].data), Array.from(a[key].data), what);
+          else if (a[key]?.data) {
+            const tol = dtype === 'float64' ? 1e-12 : 1e-5;
+            assert.equal(b[key].data.length, a[key].data.length, what);
+            a[key].data.forEach((x, n) => {
+              const y = b[key].data[n];
+              assert.ok(Object.is(x, y) || Math.abs(x - y) <= tol * Math.max(1, Math.abs(x)), `${what}[${n}]: ${y} against ${x}`);
+            });
+          } else assert.deepEqual(b[key], a[key], key);
         }
         cases++;
       }

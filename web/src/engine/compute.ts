@@ -146,6 +146,13 @@ function loadFirst(): Promise<{ core: Core; runs: Set<string> } | null> {
   return firstPromise;
 }
 
+/** Whether a scenario has no mask: the first-load module leaves the masks' tiles out
+ * (core/attention_kernel.cpp by_tiles), so a masked first trace waits for the whole module. */
+const unmasked = (s: Scenario): boolean => {
+  const m = s.mask as { kind?: unknown } | string | null | undefined;
+  return m == null || m === 'none' || (typeof m === 'object' && (m.kind == null || m.kind === 'none'));
+};
+
 /** Whether a scenario has a seeded draw (SPEC §2), at its top level or in an object of it (weights). */
 const hasDraw = (s: Scenario): boolean => Object.values(s).some((v) => isDraw(v) ||
   (v !== null && typeof v === 'object' && !Array.isArray(v) && !isFlat(v) && Object.values(v).some(isDraw)));
@@ -154,10 +161,11 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
   const has = (algorithm: string): boolean => wholeCore != null || (first != null && first.runs.has(algorithm));
   const coreFor = (scenario: Scenario): Core | null =>
     wholeCore ?? (runsFirst(scenario) ? first!.core : null);
-  // the first-load module leaves RoPE, ALiBi (core/scenario/run_full.cpp) and seeded draws
-  // (core/scenario/draws.hpp) out
+  // the first-load module leaves RoPE, ALiBi (core/scenario/run_full.cpp), seeded draws
+  // (core/scenario/draws.hpp) and the masks' tiles (core/attention_kernel.cpp) out
   const runsFirst = (scenario: Scenario): boolean => has(String(scenario.algorithm)) &&
-    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false) && !hasDraw(scenario)));
+    (wholeCore != null || (scenario.rope == null && (scenario.alibi == null || scenario.alibi === false) && !hasDraw(scenario) &&
+      unmasked(scenario)));
   const loading = (scenario: Scenario): Outcome => ({ ok: false, field: '',
     error: `the module that runs "${String(scenario.algorithm)}" is still loading` });
   // the whole module follows the first trace: fetched once that is on screen, not before
