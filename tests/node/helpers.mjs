@@ -39,3 +39,17 @@ export function maxRelDiff(a, b) {
   }
   return a === b ? 0 : Infinity;
 }
+
+/** A small deterministic generator of inputs in [-2, 2) (not the core's RNG: these are just inputs). */
+export function draws(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32 * 4 - 2;
+  };
+}
+
+/** Nested arrays of `shape`, filled from `next()` in row-major order. */
+export const tensor = (next, shape) => (shape.length === 1
+  ? Array.from({ length: shape[0] }, next)
+  : Array.from({ length: shape[0] }, () => tensor(next, shape.slice(1))));

@@ -3,18 +3,8 @@
 // each WASM = native. And the per-token KV cache of the real models from the estimate.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { wasm, runNative, maxRelDiff } from './helpers.mjs';
+import { wasm, runNative, maxRelDiff, draws, tensor } from './helpers.mjs';
 
-function draws(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 * 4 - 2;
-  };
-}
-const tensor = (next, shape) => (shape.length === 1
-  ? Array.from({ length: shape[0] }, next)
-  : Array.from({ length: shape[0] }, () => tensor(next, shape.slice(1))));
 const scenario = (seed, { H = 2, L = 9, E = 4, D = 3, ...extra } = {}) => {
   const next = draws(seed);
   return { algorithm: 'full', q: tensor(next, [2, L, H, E]), k: tensor(next, [2, L, H, E]), v: tensor(next, [2, L, H, D]), ...extra };

@@ -3,19 +3,8 @@
 // refusals' fields, and the estimate's kv cache against the trace's.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { wasm, runNative, maxRelDiff } from './helpers.mjs';
+import { wasm, runNative, maxRelDiff, draws, tensor } from './helpers.mjs';
 
-// a small deterministic generator (not the core's RNG: these are just inputs)
-function draws(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 * 4 - 2;
-  };
-}
-const tensor = (next, shape) => (shape.length === 1
-  ? Array.from({ length: shape[0] }, next)
-  : Array.from({ length: shape[0] }, () => tensor(next, shape.slice(1))));
 
 function scenario(seed, { algorithm = 'full', H = 4, H_kv = 2, L_Q = 6, L_K = 7, E = 4, D = 3, ...extra } = {}) {
   const next = draws(seed);
