@@ -7,10 +7,6 @@ import type { Lang } from './i18n';
 import { THEMES, hashPrefs, parseHash, type Theme } from './state/hash';
 import type { Session } from './state/session';
 
-/** A scenario whose URL hash is longer than this is always written a moment later (encoding it
- * and replaceState with a long URL cost more than a frame's budget). */
-const LONG_HASH = 4096;
-
 /** How long the edits pause before the URL is written. */
 const PAUSE_MS = 300;
 
@@ -61,8 +57,6 @@ export function openingPrefs(el: HTMLElement): void {
 
 export class UrlSync {
   #timer: ReturnType<typeof setTimeout> | null = null;
-  /** When the URL was last written (performance.now()). */
-  #written = -Infinity;
   /** Writes the waiting hash when the page is left or hidden (a reload keeps the last edit). */
   #leaving: (() => void) | null = null;
   /** The hash write in flight (a `#z=` link is compressed first). */
@@ -139,9 +133,9 @@ export class UrlSync {
    * writes it once, when it stops, not between keystrokes; leaving the page writes it at once. */
   write(): void {
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#now(false), PAUSE_MS);
+    this.#timer = setTimeout(() => this.#now(), PAUSE_MS);
     if (!this.#leaving) {
-      this.#leaving = () => { if (this.#timer) this.#now(true); };
+      this.#leaving = () => { if (this.#timer) this.#now(); };
       window.addEventListener('pagehide', this.#leaving);
       document.addEventListener('visibilitychange', this.#leaving);
     }
@@ -167,24 +161,18 @@ export class UrlSync {
   /** The "Copy link" button: the URL (its hash written now) to the clipboard (link.ts). */
   async copyLink(button: HTMLElement, lang: Lang, root: ShadowRoot): Promise<void> {
     const link = load('link');
-    this.#now(true);
+    this.#now();
     await this.#done;
     return (await link).copyUrl(location.href, button, lang, root);
   }
 
-  /** The hash write due now (`force`: even a long one written less than 250 ms ago). */
-  #now(force: boolean): void {
+  /** The hash write due now (after the pause, on leaving, for "Copy link"). */
+  #now(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const now = performance.now();
     // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
     if (!Object.keys(this.#session.scenario).length) return;
     const want = this.#session.hash;
-    if (!force && ('hash' in want ? want.hash : want.json).length > LONG_HASH && now - this.#written < 250) {
-      this.#timer = setTimeout(() => this.#now(false), 250 - (now - this.#written));
-      return;
-    }
-    this.#written = now;
     const seq = ++this.#seq;
     if ('hash' in want) {
       this.#write(want.hash);
