@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { afterTrace, launch, openUrl, root, scenarioOf, setScenario, traceOf } from './harness.mjs';
+import { afterTrace, launch, linkedScenario, openUrl, root, scenarioOf, setScenario, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 
@@ -72,8 +72,7 @@ test('a seeded L = 4096 scenario: the size bar takes it, its link is under 1,000
   assert.equal(s.q.shape[1], 4096);
   assert.equal(s.k.shape[1], 4096);
   assert.equal(s.v.shape[1], 4096);
-  await page.waitForFunction(() => location.hash.startsWith('#z='));
-  const link = await page.evaluate(() => location.href);
+  const { href: link } = await linkedScenario(page);
   assert.ok(link.length < 1000, `the link has ${link.length} characters`);
   await openUrl(page, link);
   const reopened = await scenarioOf(page);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
@@ -127,6 +128,24 @@ async function elementValue(page, field) {
 }
 export const scenarioOf = (page) => elementValue(page, 'scenario');
 export const traceOf = (page) => elementValue(page, 'trace');
+
+/** The link (`#z=`, deflate-raw) once it holds the first element's scenario: the URL is written
+ * after a 300 ms pause in the edits (url-sync.ts), so a `#z=` already there may be an earlier
+ * edit's. Returns the address and the scenario it carries. */
+export async function linkedScenario(page, timeout = 30000) {
+  const want = JSON.stringify(await scenarioOf(page));
+  const until = Date.now() + timeout;
+  for (;;) {
+    const href = await page.evaluate(() => location.href);
+    const hash = new URL(href).hash;
+    if (hash.startsWith('#z=')) {
+      const text = zlib.inflateRawSync(Buffer.from(hash.slice('#z='.length).split('&')[0], 'base64url')).toString();
+      if (JSON.stringify(JSON.parse(text)) === want) return { href, scenario: JSON.parse(text) };
+    }
+    if (Date.now() > until) throw new Error(`the link does not hold the scenario after ${timeout} ms (hash ${hash.slice(0, 40)}...)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** Waits until every element's results show its latest trace: the parts of the results off screen
  * take a new trace in idle time (issue 8), and `settled` patches them at once. `target`: the page or

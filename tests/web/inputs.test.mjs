@@ -3,9 +3,8 @@
 // disabled with their reason. Numbers checked against the WASM module run in node on the same scenario.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import zlib from 'node:zlib';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, launch, openUrl, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
+import { assertCells, launch, linkedScenario, openUrl, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 before(async () => {
@@ -31,13 +30,6 @@ async function type(key, text) {
   await settle(page);
 }
 
-/** The hash's scenario (#z=, deflate-raw), once the element has written it. */
-async function linkedScenario() {
-  await page.waitForFunction(() => location.hash.startsWith('#z='));
-  await settle(page);
-  const hash = await page.evaluate(() => location.hash);
-  return JSON.parse(zlib.inflateRawSync(Buffer.from(hash.slice('#z='.length), 'base64url')).toString());
-}
 
 test('d2l-multihead: X is a grid; an edit recomputes the output as the WASM module does; the link carries it, not the weights', async () => {
   await openUrl(page, base + '#preset=d2l-multihead');
@@ -54,7 +46,7 @@ test('d2l-multihead: X is a grid; an edit recomputes the output as the WASM modu
   const expected = wasm.run(scenario);
   assert.ok(Math.abs(expected.output[0][1][0] - before.output[0][1][0]) > 1e-6, 'the edit changes the output');
   assert.ok(await assertCells(el(), 'output', expected.output) > 0);
-  const linked = await linkedScenario();
+  const linked = (await linkedScenario(page)).scenario;
   assert.deepEqual(linked, scenario);
   assert.ok(!('weights' in linked), 'weights only when edited: the seed draws them');
 });
@@ -100,7 +92,7 @@ test('multihead weights at toy sizes: W_q editable (all weights then the scenari
   assert.deepEqual(s.weights.b_o, drawn.b_o);
   assert.equal(s.num_hiddens, undefined);
   assert.ok(await assertCells(el(), 'output', wasm.run(s).output) > 0);
-  assert.deepEqual(await linkedScenario(), s);
+  assert.deepEqual((await linkedScenario(page)).scenario, s);
   // d2l's 100 × 100: no grid, a note
   await openUrl(page, base + '#preset=d2l-multihead');
   await el().locator('details.weights > summary').click();

@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
-import { openUrl, settle, textOf } from './harness.mjs';
+import { linkedScenario, openUrl, settle, textOf } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
@@ -130,12 +129,9 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
   // the element's trace property is the same trace
   const trace = await page.evaluate(() => document.querySelector('attention-playground').trace);
   assert.deepEqual(trace.weights, expected.weights);
-  // and the URL now holds the scenario (written at most every 250 ms while edits stream)
-  // (#z=, deflate-raw: tests/web/links.test.mjs)
-  await page.waitForFunction(() => location.hash.startsWith('#z='));
-  await settle(page);
-  const hash = await page.evaluate(() => location.hash);
-  assert.deepEqual(JSON.parse(zlib.inflateRawSync(Buffer.from(hash.slice('#z='.length), 'base64url')).toString()), scenario);
+  // and the URL now holds the scenario (written once the edits pause; #z=, deflate-raw:
+  // tests/web/links.test.mjs)
+  assert.deepEqual((await linkedScenario(page)).scenario, scenario);
 });
 
 test('a malformed value is named inline and the last good result stays', async () => {
@@ -225,8 +221,8 @@ test('several elements on one page are independent; setScenario and the trace ev
   const secondBefore = await pageContext(second);
   await input('k[0][0][0][0]').fill('5');
   await settle(page);
-  // the first element writes its edit to the URL (at most every 250 ms): wait for it
-  await page.waitForFunction(() => location.hash.startsWith('#z='));
+  // the first element writes its edit to the URL (once the edits pause): wait for it
+  await linkedScenario(page);
   await settle(page);
   const hashBefore = await page.evaluate(() => location.hash);
   assert.deepEqual(await pageContext(second), secondBefore);
