@@ -10,7 +10,8 @@ import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const dist = path.join(root, 'dist');
+// ATTNPLAY_DIST: another build of the page (a benchmark's before and after)
+export const dist = process.env.ATTNPLAY_DIST ?? path.join(root, 'dist');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

@@ -172,7 +172,9 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
   const followFirst = (core: Core): void => {
     if (core !== wholeCore && !wholePromise) setTimeout(() => void loadWhole().catch(() => {}), 250);
   };
-  let lastEstimate: { core: Core | null; key: string; value: Estimate | null } = { core: null, key: '', value: null };
+  // the last estimates by the scenario's shapes: an edit asks for its run's and for the runs beside
+  // it (state/long.ts), which one entry would evict from each other at every edit
+  const estimates = new Map<string, { core: Core; value: Estimate | null }>();
   /** One run on the module that runs the scenario: its trace, or the error it names. */
   const attempt = (scenario: Scenario, call: (core: Core) => Record<string, unknown>): Outcome => {
     const core = coreFor(scenario);
@@ -194,14 +196,16 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
       // an edit of a number changes no shape: the last answer stands (the core parses the scenario)
       const shapes = shapesOnly(scenario);
       const key = JSON.stringify(shapes);
-      if (lastEstimate.core === core && lastEstimate.key === key) return lastEstimate.value;
+      const known = estimates.get(key);
+      if (known?.core === core) return known.value;
       let value: Estimate | null = null;
       try {
         value = core.estimate(shapes);
       } catch {
         value = null;
       }
-      lastEstimate = { core, key, value };
+      if (estimates.size >= 16) estimates.delete(estimates.keys().next().value!);
+      estimates.set(key, { core, value });
       return value;
     },
     presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),

@@ -18,9 +18,21 @@ import { runTyped } from '../engine/typed';
 import type { BackgroundRunner } from '../worker/background';
 import { BackgroundRuns, type Runners } from './runs';
 
-/** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse patterns). */
-interface Beside { spec: Outcome | null; full: Outcome | null; reference: PitfallComparison | null; exact: Outcome | null; sparse: SparsePatterns | null;
-  sparseSignature: string | null }
+/** The side runs beside a trace (prob's full comparison and reference, exact attention, the sparse
+ * patterns). Those only views read are run when one first reads them (`once`): on an edit, a view
+ * off screen is drawn in idle time, and its side run with it, not on the edit's path. */
+interface Beside { spec: Outcome | null; full: () => Outcome | null; reference: () => PitfallComparison | null; exact: () => Outcome | null;
+  sparse: SparsePatterns | null; sparseSignature: string | null }
+
+/** `f`, called once, on the first call. */
+function once<T>(f: () => T): () => T {
+  let done = false, value: T;
+  return () => {
+    if (!done) { value = f(); done = true; }
+    return value;
+  };
+}
+const NONE = () => null;
 
 /** An error and the path of the field (or the key of the control) it is about. */
 export interface FieldError { field: string; message: string }
@@ -61,12 +73,14 @@ export class Session {
   /** Scenario JSON (editor, attribute, URL) or a preset name that could not be used. */
   jsonError: string | null = null;
   /** Beside a prob trace: full attention on the same inputs; the reference's run when a pitfall switch is changed. */
-  full: Outcome | null = null;
-  reference: PitfallComparison | null = null;
+  get full(): Outcome | null { return this.#later.full(); }
+  get reference(): PitfallComparison | null { return this.#later.reference(); }
   /** Beside a scenario that names a library (reference, mask.align): the same without it, SPEC's formulas (issue 17). */
   spec: Outcome | null = null;
   /** Beside an approximate algorithm: full attention on the same inputs (for its weights). */
-  exact: Outcome | null = null;
+  get exact(): Outcome | null { return this.#later.exact(); }
+  /** The side runs of the trace shown, run when first read. */
+  #later: Pick<Beside, 'full' | 'reference' | 'exact'> = { full: NONE, reference: NONE, exact: NONE };
   /** Beside `full` with a local, atrous or strided mask: the three patterns on the same inputs. */
   sparse: SparsePatterns | null = null;
   /** The flash view's key block (null: the last, where the context is final). */
@@ -199,10 +213,12 @@ export class Session {
   // ---- edits ----
 
   /** An edit: normalised against the current scenario (what stops applying is put aside, what
-   * starts to apply comes back), sample_index fitted when asked, recomputed. */
-  edit(next: Scenario, fitSampleIndex = false): void {
+   * starts to apply comes back), sample_index fitted when asked, recomputed. `numbers`: the edit
+   * changed numbers in tensors only, which no property's applying reads (props.ts): nothing to
+   * normalise. */
+  edit(next: Scenario, fitSampleIndex = false, numbers = false): void {
     this.#pendingPreset = null;
-    const s = normalise(next, this.#stash, this.scenario);
+    const s = numbers ? next : normalise(next, this.#stash, this.scenario);
     if (s.algorithm !== this.scenario.algorithm) fitSharedKeys(s);
     if (fitSampleIndex) fitSamples(s, this.#stash, (x) => this.#engine.estimate(x));
     this.scenario = s;
@@ -255,7 +271,7 @@ export class Session {
   /** Text typed into a tensor's cell. Returns false when it is no number (kept as the cell's error). */
   editCell(name: string, path: number[], text: string): boolean {
     const names = this.tied && QKV.includes(name) ? QKV : [name];
-    return this.#typed(pathText(name, path), text, false, (s, n) => { for (const f of names) s[f] = setIn(s[f], path, n); });
+    return this.#typed(pathText(name, path), text, false, (s, n) => { for (const f of names) s[f] = setIn(s[f], path, n); }, true);
   }
 
   /** Text typed into a valid_lens cell (an integer ≥ 0). */
@@ -335,7 +351,7 @@ export class Session {
     this.runs.cancelSweep();
   }
 
-  #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void): boolean {
+  #typed(key: string, text: string, count: boolean, apply: (s: Scenario, n: number) => void, numbers = false): boolean {
     const n = parseNumber(text);
     if (n === null || (count && (!Number.isInteger(n) || n < 0))) {
       this.invalid.set(key, n === null ? notANumber(key, text, count ? 'an integer ≥ 0' : 'a number') : `${key}: expected an integer ≥ 0, got "${text}"`);
@@ -344,7 +360,7 @@ export class Session {
     this.invalid.delete(key);
     const next = editCopy(this.scenario);
     apply(next, n);
-    this.edit(next);
+    this.edit(next, false, numbers);
     return true;
   }
 
@@ -379,7 +395,8 @@ export class Session {
     const asked: Scenario[] = [];
     const expected = { algorithm: String(s.algorithm), shapes: {},
       ...(s.trace === 'context' ? {} : { allowed: true, exact_context: true }) } as Trace;
-    this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
+    const beside = this.#beside(s, expected, (x) => { asked.push(x); return { ok: false, error: 'not run', field: '' }; });
+    beside.full(); beside.reference(); beside.exact();
     return asked;
   }
 
@@ -421,10 +438,8 @@ export class Session {
       this.trace = out.trace;
       this.traced = this.scenario;
       const beside = this.#beside(this.scenario, out.trace, run);
-      this.full = beside.full;
+      this.#later = { full: beside.full, reference: beside.reference, exact: beside.exact };
       this.spec = beside.spec;
-      this.reference = beside.reference;
-      this.exact = beside.exact;
       this.sparse = beside.sparse;
       this.#sparseSignature = beside.sparseSignature;
     } else {
@@ -443,13 +458,14 @@ export class Session {
     const prob = own?.traits.prob === true;
     const sparse = isSparse(s) && trace.allowed !== undefined ? this.#sparsePatterns(s, run) : null;
     return {
-      full: prob ? fullComparison(s, trace, run) : null,
+      full: prob ? once(() => fullComparison(s, trace, run)) : NONE,
       spec: specBeside(s, run),
-      reference: prob ? pitfallComparison(s, this.#stash, run) : null,
+      // the stash as it is now (an edit may put something aside before this is read)
+      reference: prob ? once(((stash) => () => pitfallComparison(s, stash, run))({ ...this.#stash })) : NONE,
       exact: own?.exact === 'weights' && trace.exact_weights === undefined && exactIsSmall(s)
-        ? run(exactScenario(s, traits(s).scale === true))
+        ? once(() => run(exactScenario(s, traits(s).scale === true)))
         // flash: full attention on the very same scenario, whose context it must equal
-        : own?.exact === 'full' && exactIsSmall(s) ? run(flashFull(s)) : null,
+        : own?.exact === 'full' && exactIsSmall(s) ? once(() => run(flashFull(s))) : NONE,
       sparse: sparse?.patterns ?? null,
       sparseSignature: sparse ? sparse.signature : this.#sparseSignature,
     };

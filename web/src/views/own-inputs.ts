@@ -128,11 +128,12 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
   panel.insertBefore(grids, panel.querySelector('[data-slot="tensors"]'));
   panel.append(slot);
   if (traits(s).grids) grids.replaceChildren(...ownGrids({ editors: o.editors, scenario: s, lang, b: session.b, invalid: session.invalid, onEdit: o.onEdit }));
-  let shown: unknown = undefined;
+  let shown: unknown = undefined, closedAs = '';
   const draw = () => {
     shown = session.trace;
+    const open = weightsOpen.get(session) ?? false;
     const details = weightsPanel({ editors: o.editors, scenario: session.scenario, trace: session.trace, lang, invalid: session.invalid,
-      open: weightsOpen.get(session) ?? false,
+      open,
       onOpen: (open) => { // a <details> made open reports a toggle too: draw only on a change
         if (open === (weightsOpen.get(session) ?? false)) return;
         weightsOpen.set(session, open);
@@ -142,6 +143,11 @@ export function mountOwnInputs(panel: HTMLElement, o: MountOptions): () => void 
         const first = session.scenario.weights === undefined;
         o.edited(editWeight(session, name, path, text), first ? 'inputs' : 'values');
       } });
+    // closed, it shows its summary and help only: a new trace of the same weights (every edit of
+    // q, k, v) leaves it as it is (a new <details> costs the edit its style and layout)
+    const as = details && !open ? details.textContent ?? '' : '';
+    if (as && as === closedAs && slot.firstChild) return;
+    closedAs = as;
     slot.replaceChildren(...(details ? [details] : []));
   };
   draw();
