@@ -434,9 +434,11 @@ export class AttentionPlayground extends HTMLElement {
       const v = own?.panelView;
       render(body, () => (trace && v ? v.render(this.#host.need(v.load), this.#host, trace) : []));
     }
-    for (const el of this.#root.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]')) el.hidden = !(session.preset && session.modified);
+    // (looked for in the header and the results' head: a selector over the whole page walks every node)
+    const top = this.#app.querySelector<HTMLElement>(':scope > header.top');
+    for (const el of top?.querySelectorAll<HTMLElement>('.modified, [data-key="reset"]') ?? []) el.hidden = !(session.preset && session.modified);
     // "CSV, every (b, h)" only where there is more than one (b, h) (else it is the CSV)
-    const csvAll = this.#root.querySelector<HTMLElement>('[data-key="export.csv-all"]');
+    const csvAll = panel?.querySelector<HTMLElement>('[data-key="export.csv-all"]');
     if (csvAll && trace) { const { B, H } = sliceSizes(session.traced, trace); csvAll.hidden = B * H <= 1; }
     own?.afterRender?.(this.#host);  // the shown trace's algorithm only (performer's sweep timer)
     refreshWeights(this.#root);  // the weights the seed drew are the new trace's

@@ -39,8 +39,21 @@ export function fill(el: HTMLElement | null, children: readonly Node[]): void {
   el.append(...children);
 }
 
-/** The panel `name` (data-panel), if it is shown. */
-export const part = (root: ShadowRoot, name: string): HTMLElement | null => root.querySelector(`[data-panel="${name}"]`);
+/** The panel `name` (data-panel), if it is shown. The panels are children of the app, its side and
+ * its main column, looked at first: a selector walks every node of the page (an edit asks for
+ * several panels, one of which most presets do not have). */
+export function part(root: ShadowRoot, name: string): HTMLElement | null {
+  const child = (el: ParentNode | null | undefined, test: (c: HTMLElement) => boolean): HTMLElement | null => {
+    for (let c = el?.firstElementChild; c; c = c.nextElementSibling) if (test(c as HTMLElement)) return c as HTMLElement;
+    return null;
+  };
+  const app = child(root, (c) => c.classList.contains('app')), body = child(app, (c) => c.classList.contains('body'));
+  for (const box of [app, child(body, (c) => c.classList.contains('main')), child(body, (c) => c.classList.contains('side'))]) {
+    const found = child(box, (c) => c.dataset.panel === name);
+    if (found) return found;
+  }
+  return root.querySelector(`[data-panel="${name}"]`);
+}
 
 /** Closed until opened: the deep dives no preset is about (the others are the algorithm's own view). */
 const CLOSED = ['scale', 'complexity'];
