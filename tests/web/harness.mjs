@@ -51,6 +51,8 @@ export async function launch(options = {}) {
     executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
   });
   await context.addInitScript(PAGE_JSON);
+  // Playwright's 30 s default: a 1 MB link's load took longer on a 2-core machine at load 15-20
+  context.setDefaultTimeout(60000);
   await context.addInitScript(() => {
     window.__csp = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
