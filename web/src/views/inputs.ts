@@ -48,7 +48,7 @@ export interface InputsOptions {
 
 /** The scenario JSON editor, written while it is open (and when it opens). */
 export function fillJson(root: ShadowRoot, session: Session): void {
-  const details = root.querySelector<HTMLDetailsElement>('[data-panel="json"]');
+  const details = part(root, 'json') as HTMLDetailsElement | null;
   const area = details?.querySelector<HTMLTextAreaElement>('textarea');
   if (!details || !area || !details.open || root.activeElement === area) return;
   area.value = prettyJson(session.scenario);
