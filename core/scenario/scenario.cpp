@@ -6,6 +6,7 @@
 
 #include "../attention_rows.hpp"
 #include "trace_json.hpp"
+#include "undrawn.hpp"
 
 namespace attnplay {
 
@@ -278,7 +279,9 @@ const AlgorithmEntry& begin_scenario(ScenarioContext& ctx) {
 // the estimator: the run is refused with the estimator's error rather than run unbounded.
 constexpr double kDefaultMaxFlops = 6e9;
 
-std::optional<InputError> budget_refusal(const json& scenario, InputBuffers* in_buffers, double max_flops) {
+// too_large: set when the refusal is the budget's (not an error the estimate met in a field).
+std::optional<InputError> budget_refusal(const json& scenario, InputBuffers* in_buffers, double max_flops, bool& too_large) {
+  too_large = false;
   double flops = 0;
   try {
     Fields fields(scenario, "", in_buffers);
@@ -290,6 +293,7 @@ std::optional<InputError> budget_refusal(const json& scenario, InputBuffers* in_
     return e;
   }
   if (!(flops > max_flops)) return std::nullopt;
+  too_large = true;
   return InputError("", "too large: about " + number_text(flops / 2) + " multiply-adds (limit " + number_text(max_flops / 2) +
                             (max_flops == kDefaultMaxFlops ? ", about a second of work" : " from \"max_flops\"") +
                             "); make the tensors shorter or fewer (L, B, H, E), use fewer samples, features or epochs, " +
@@ -310,8 +314,14 @@ json run_scenario(const json& scenario, InputBuffers* in_buffers, OutputBuffers*
   const AlgorithmEntry& entry = begin_scenario(ctx);
   const double max_flops = fields.number("max_flops", kDefaultMaxFlops);
   if (!(max_flops > 0)) throw InputError(fields.path_of("max_flops"), "expected a number above 0, got " + number_text(max_flops));
-  ctx.budget_refusal = budget_refusal(scenario, in_buffers, max_flops);
-  Trace trace = entry.run(ctx);
+  bool too_large = false;
+  ctx.budget_refusal = budget_refusal(scenario, in_buffers, max_flops, too_large);
+  Trace trace = [&] {
+    // above the budget the reader still reads and checks every field (a bad one is named first),
+    // but its large seeded draws are not drawn: begin_work() refuses the run (undrawn.hpp)
+    const UndrawnScope undrawn(too_large);
+    return entry.run(ctx);
+  }();
   if (!ctx.work_begun)  // every reader must call it (tests/catch2/test_budget.cpp runs every preset)
     throw std::logic_error(std::string("the reader of ") + entry.name + " never called begin_work (the work budget)");
   check_finite(trace);

@@ -2,6 +2,8 @@
 // estimate is above "max_flops" before it starts; a scenario may raise it.
 #include "helpers.hpp"
 
+#include "../../core/scenario/undrawn.hpp"
+
 namespace {
 
 using attnplay::json;
@@ -126,4 +128,34 @@ TEST_CASE("budget: every preset's reader checks the budget (refused below its es
     s["max_flops"] = flops * (1 - 1e-9);
     CHECK(run_error(s).rfind("scenario: too large: about ", 0) == 0);
   }
+}
+
+// sparse2 (issue 18: "a 2e12 multiply-add scenario is refused in under a second"): above the
+// budget, seeded draws of more than kUndrawnAbove numbers are checked but not drawn (undrawn.hpp) (3 x 16.7M
+// normal numbers took seconds); every field is still checked first.
+TEST_CASE("budget: a run above the budget leaves its large draws undrawn, and still names a bad field first") {
+  const json d = {{"shape", {1, 65536, 1, 256}}, {"random", "normal"}, {"seed", 1}};
+  json s = {{"algorithm", "full"}, {"trace", "context"}, {"q", d}, {"k", d}, {"v", d}};
+  CHECK(run_error(s).rfind("scenario: too large: about 2.19902e+12 multiply-adds (limit 3e+09", 0) == 0);
+  json misspelt = s;  // the draw's own keys are checked as before
+  misspelt["v"]["sed"] = 3;
+  CHECK_THROWS_WITH(attnplay::run_scenario(misspelt), Catch::StartsWith("v.sed: unknown key of a draw"));
+  json bad_shape = s;  // and its shape against q's
+  bad_shape["k"]["shape"] = {1, 65536, 1, 128};
+  CHECK_THROWS_WITH(attnplay::run_scenario(bad_shape), Catch::StartsWith("k"));
+  // a field the estimate does not read (lsh's allow_duplicate_attention), after a 2M-number draw
+  json l = {{"algorithm", "lsh"}, {"n_buckets", 64}, {"trace", "context"}, {"max_flops", 1},
+            {"q", {{"shape", {1, 4096, 1, 512}}, {"random", "uniform"}, {"seed", 2}}},
+            {"v", {{"shape", {1, 4096, 1, 1}}, {"random", "uniform"}, {"seed", 3}}}};
+  REQUIRE(4096 * 512 > static_cast<int>(attnplay::kUndrawnAbove));
+  l["allow_duplicate_attention"] = "no";
+  CHECK_THROWS_WITH(attnplay::run_scenario(l), Catch::StartsWith("allow_duplicate_attention: "));
+  l["allow_duplicate_attention"] = false;
+  CHECK(run_error(l).rfind("scenario: too large: about ", 0) == 0);
+  // within the budget the same draws are drawn and run: the numbers of the draw (docs/semantics.md)
+  l["max_flops"] = 1e15;
+  l["q"]["shape"] = {1, 64, 1, 8};
+  l["v"]["shape"] = {1, 64, 1, 1};
+  l["n_buckets"] = 8;
+  CHECK(attnplay::run_scenario(l)["cost"]["flops"].get<double>() > 0);
 }

@@ -68,3 +68,18 @@ test('max_flops: raised, the run goes; lowered, a small one is refused; the esti
   assert.ok(cli.stderr.startsWith('scenario: too large: about 16 multiply-adds (limit 15.5'), cli.stderr);
   assert.throws(() => wasm.run({ ...s, max_flops: -1 }), (e) => e.field === 'max_flops');
 });
+
+// sparse2: the same scenario from seeded draws (a few hundred bytes of JSON): its draws are checked
+// but not drawn when the run is above the budget (docs/semantics.md "Work budget")
+test('seeded draws: the 2.2e12 scenario is refused undrawn, in WASM and the CLI; a bad draw key is named first', (t) => {
+  const d = { shape: [1, L, 1, E], random: 'normal', seed: 1 };
+  const s = { algorithm: 'full', trace: 'context', q: d, k: d, v: { ...d, seed: 2 } };
+  const start = performance.now();
+  assert.throws(() => wasm.run(s), (e) => e.field === '' && /^scenario: too large: about 2\.19902e\+12 multiply-adds \(limit 3e\+09/.test(e.message));
+  t.diagnostic(`WASM: refused after ${(performance.now() - start).toFixed(0)} ms`);
+  const cli = spawnSync(nativeCli, ['run', '-'], { input: JSON.stringify(s), encoding: 'utf8', timeout: 60000 });
+  assert.equal(cli.status, 1);
+  assert.match(cli.stderr.trim(), /^scenario: too large: about 2\.19902e\+12 multiply-adds \(limit 3e\+09/);
+  assert.throws(() => wasm.run({ ...s, v: { ...d, sed: 2 } }), (e) => e.field === 'v.sed');
+  assert.throws(() => wasm.run({ ...s, k: { ...d, shape: [1, L, 1, E / 2] } }), (e) => e.field.startsWith('k'));
+});
