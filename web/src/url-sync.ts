@@ -163,7 +163,14 @@ export class UrlSync {
     const link = load('link');
     this.#now();
     await this.#done;
-    return (await link).copyUrl(location.href, button, lang, root);
+    let url = location.href;
+    // a scenario too large for the address bar (state/hash.ts ADDRESS_NUMBERS): its link is made
+    // for the clipboard only
+    const want = this.#session.hashFor();
+    if ('hash' in want && want.hash === '' && Object.keys(this.#session.scenario).length) {
+      url = location.href.replace(/#.*$/, '') + this.#withPrefs(await this.#linkOf(this.#session.hashFor(true)));
+    }
+    return (await link).copyUrl(url, button, lang, root);
   }
 
   /** The hash write due now (after the pause, on leaving, for "Copy link"). */
@@ -172,25 +179,37 @@ export class UrlSync {
     this.#timer = null;
     // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
     if (!Object.keys(this.#session.scenario).length) return;
-    const want = this.#session.hash;
+    const want = this.#session.hashFor();
     const seq = ++this.#seq;
     if ('hash' in want) {
       this.#write(want.hash);
       return;
     }
+    this.#done = this.#linkOf(want).then((hash) => { if (seq === this.#seq) this.#write(hash); });
+  }
+
+  /** The hash of `want`: as it is, or its JSON compressed (`#z=`; `#scenario=` where that fails). */
+  #linkOf(want: { hash: string } | { json: string }): Promise<string> {
+    if ('hash' in want) return Promise.resolve(want.hash);
     const { json } = want;
-    this.#done = (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
+    return (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
       : load('link').then((m) => m.deflate(json)).then((z) => { this.#zCache = [json, '#z=' + z]; return this.#zCache[1]; }))
-      .catch(() => '#scenario=' + encodeURIComponent(json))
-      .then((hash) => { if (seq === this.#seq) this.#write(hash); });
+      .catch(() => '#scenario=' + encodeURIComponent(json));
+  }
+
+  /** A hash with the language and theme after it ('' and no preferences: no hash at all). */
+  #withPrefs(hash: string): string {
+    const prefs = this.#target.prefs();
+    return hash ? hash + prefs : prefs ? '#' + prefs.slice(1) : '';
   }
 
   #write(hash: string): void {
-    const text = hash + this.#target.prefs();
+    const text = this.#withPrefs(hash);
     if (text === this.#last) return;
     this.#last = text;
     try {
-      history.replaceState(history.state, '', text);
+      // no hash (a scenario too large for the address bar): the page's address without one
+      history.replaceState(history.state, '', text || location.pathname + location.search);
     } catch {
       // a URL too long for this browser: the hash keeps the last scenario that fitted
     }

@@ -5,10 +5,34 @@
 // not the page's defaults, en and auto). Text only: the element reads and writes location.
 import type { Scenario } from '../engine/compute';
 
-/** The hash when it needs no compression: `#preset=` (unmodified), else `#scenario=`; `json`
- * (when given) is the scenario's JSON, to compress instead. */
-export function hashOf(preset: string, modified: boolean, scenario: Scenario): { hash: string } | { json: string } {
+/** Above this many numbers a scenario is not written to the address bar (issue 18, part 4): its
+ * JSON takes tens of ms to write and compress, and Chromium's history.replaceState and pushState
+ * with a URL of a hundred KB or more block the tab for 50 ms to seconds. Its hash is then empty
+ * (a reload opens the page's preset; Back and Forward still move between the undo entries), and
+ * "Copy link" still makes its whole `#z=` link (the presets have at most 3,204 numbers). */
+export const ADDRESS_NUMBERS = 8192;
+
+/** The numbers in a scenario's tensors and weights (a typed tensor's data, a nested array's
+ * leaves: each innermost array of numbers counted by its length), counted up to `limit`. */
+export function numbersIn(value: unknown, limit = Infinity): number {
+  if (value === null || typeof value !== 'object') return typeof value === 'number' ? 1 : 0;
+  if (ArrayBuffer.isView(value)) return (value as unknown as { length: number }).length ?? 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    if (typeof value[0] === 'number') return value.length;
+    for (const x of value) if ((n += numbersIn(x, limit - n)) > limit) break;
+    return n;
+  }
+  for (const x of Object.values(value)) if ((n += numbersIn(x, limit - n)) > limit) break;
+  return n;
+}
+
+/** The hash when it needs no compression: `#preset=` (unmodified), `''` for a scenario too large
+ * for the address bar (ADDRESS_NUMBERS; unless `whole`: the "Copy link" button's), else
+ * `#scenario=`; `json` (when given) is the scenario's JSON, to compress instead. */
+export function hashOf(preset: string, modified: boolean, scenario: Scenario, whole = false): { hash: string } | { json: string } {
   if (preset && !modified) return { hash: '#preset=' + encodeURIComponent(preset) };
+  if (!whole && numbersIn(scenario, ADDRESS_NUMBERS) > ADDRESS_NUMBERS) return { hash: '' };
   const json = JSON.stringify(scenario);
   return typeof CompressionStream === 'function' ? { json } : { hash: '#scenario=' + encodeURIComponent(json) };
 }
