@@ -28,6 +28,10 @@ export type BackgroundRunner = (request: BackgroundRequest, onProgress: RunProgr
 let nextId = 1;
 
 export const runInBackground: BackgroundRunner = (request, onProgress, onMode) => cancellable(async (stopped, hold) => {
+  // a task of its own, after the edit's (issue 18, part 4: no main-thread task over 50 ms): the
+  // typed copies of a large scenario's inputs and their posting are not added to the edit's work
+  await new Promise((r) => setTimeout(r, 0));
+  if (stopped()) throw cancelledError();
   // q, k, v posted as typed arrays: a copy of their bytes, not a walk of nested arrays
   const typed: BackgroundRequest = { ...request, scenario: withTypedInputs(request.scenario), beside: request.beside?.map(withTypedInputs) };
   const plan = request.progress || request.beside?.length ? null : splitPlan(typed.scenario, cores());
