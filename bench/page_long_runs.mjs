@@ -6,6 +6,9 @@
 //                (from the call to the `trace` event) and after it (from the trace event to
 //                `el.settled` and 1 s more), and the longest gap of a MessageChannel heartbeat over
 //                the whole (finer than 50 ms). REPS runs after a warm-up; the worst of them.
+//                On a loaded machine a task's wall time is mostly waiting for a core, so the
+//                longest task's thread CPU time (Chrome's trace, `tdur` of the renderer main
+//                thread's RunTask) is reported beside, during and after: the work itself.
 //   parallel     full attention, L = 4096, E = D = 64, float64, trace "context": from `setScenario`
 //                to the `trace` event with the page's workers (navigator.hardwareConcurrency, one
 //                per core: worker/split.ts) and with one (hardwareConcurrency set to 1), against one
@@ -61,12 +64,15 @@ const once = (page, s) => page.evaluate(async (s) => {
   channel.port2.postMessage(0);
   await new Promise((r) => setTimeout(r, 2000));
   const traced = new Promise((resolve) => el.addEventListener('trace', () => resolve(performance.now()), { once: true }));
+  console.timeStamp('attnplay-t0');
   const t0 = performance.now();
   el.setScenario(s);
   const t1 = await traced;
+  console.timeStamp('attnplay-t1');
   await el.settled;
   await new Promise((r) => setTimeout(r, 1000));
   const t2 = performance.now();
+  console.timeStamp('attnplay-t2');
   on = false;
   channel.port1.close();
   await new Promise((r) => setTimeout(r, 50));
@@ -76,6 +82,25 @@ const once = (page, s) => page.evaluate(async (s) => {
   return { before: max(t0 - 2000, t0), during: max(t0, t1), after: max(t1, t2 + 50), gap: Math.max(gap, t2 - last),
     trace_ms: t1 - t0, mode: line?.dataset.mode ?? 'page', workers: Number(line?.dataset.workers) || 1 };
 }, s);
+
+/** `once` under Chrome's trace: with the longest main-thread task's thread CPU time (ms) during
+ * (setScenario to the trace event) and after (to settled and 1 s more). */
+async function traced(page, s) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'devtools.timeline'] } });
+  const run = await once(page, s);
+  await cdp.send('Tracing.end');
+  await complete;
+  await cdp.detach();
+  const mark = (m) => events.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === m);
+  const [t0, t1, t2] = ['attnplay-t0', 'attnplay-t1', 'attnplay-t2'].map(mark);
+  const tasks = events.filter((e) => e.pid === t0.pid && e.tid === t0.tid && e.ph === 'X' && /RunTask$/.test(e.name));
+  const cpu = (a, b) => Math.max(0, ...tasks.filter((e) => e.ts + e.dur > a && e.ts < b).map((e) => (e.tdur ?? 0) / 1000));
+  return { ...run, during_cpu: cpu(t0.ts, t1.ts), after_cpu: cpu(t1.ts, t2.ts) };
+}
 
 const setCores = (page, n) => page.evaluate((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n, configurable: true }), n);
 const round = (x) => Math.round(x * 10) / 10;
@@ -102,13 +127,15 @@ async function main() {
     if (PART !== 'parallel') {
       await once(page, { ...s, seed: 99 });  // warm-up: the workers start and compile
       const runs = [];
-      for (let r = 0; r < REPS; r++) runs.push(await once(page, { ...s, seed: r }));
+      for (let r = 0; r < REPS; r++) runs.push(await traced(page, { ...s, seed: r }));
       result.long_tasks = { L: L_LONG, E: 16, D: 16, trace: 'full', workers: runs[0].workers, mode: runs[0].mode,
         before_max_ms: round(Math.max(...runs.map((x) => x.before))), during_max_ms: round(Math.max(...runs.map((x) => x.during))),
         after_max_ms: round(Math.max(...runs.map((x) => x.after))), heartbeat_gap_max_ms: round(Math.max(...runs.map((x) => x.gap))),
+        during_max_cpu_ms: round(Math.max(...runs.map((x) => x.during_cpu))), after_max_cpu_ms: round(Math.max(...runs.map((x) => x.after_cpu))), load: os.loadavg(),
         trace_ms_median: round(median(runs.map((x) => x.trace_ms))), runs: runs.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]))) };
       console.log(`long tasks, L = ${L_LONG} trace "full" (${runs[0].mode}, ${runs[0].workers} workers): before ${result.long_tasks.before_max_ms} ms, ` +
         `during ${result.long_tasks.during_max_ms} ms, after ${result.long_tasks.after_max_ms} ms (0 = no task of 50 ms or more); ` +
+        `longest task's CPU: during ${result.long_tasks.during_max_cpu_ms} ms, after ${result.long_tasks.after_max_cpu_ms} ms; ` +
         `heartbeat's longest gap ${result.long_tasks.heartbeat_gap_max_ms} ms; trace after ${result.long_tasks.trace_ms_median} ms (load ${os.loadavg()[0].toFixed(1)})`);
     }
     if (PART !== 'long') {
