@@ -43,37 +43,10 @@ export function range(n: number): number[] {
   return Array.from({ length: Math.max(0, n) }, (_, i) => i);
 }
 
-/** JSON.parse(JSON.stringify(value)) without the text (the same numbers, nulls, dropped keys and
- * errors): an L = 4096 scenario's 786K numbers are copied in milliseconds, not a third of a second
- * on the main thread (issue 18, part 4). */
-export function clone<T>(value: T): T {
-  const seen: object[] = [];
-  const dropped = (x: unknown) => x === undefined || typeof x === 'function' || typeof x === 'symbol';
-  const copy = (v: unknown, key: string | number): unknown => {
-    if (typeof v === 'number') return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
-    if (v === null || typeof v !== 'object') {
-      if (typeof v === 'bigint') throw new TypeError('Do not know how to serialize a BigInt');
-      return v;
-    }
-    const o = v as Record<string, unknown>;
-    if (typeof o.toJSON === 'function') return copy((o.toJSON as (k: string) => unknown)(String(key)), key);
-    if (seen.includes(o)) throw new TypeError('Converting circular structure to JSON');
-    seen.push(o);
-    let out: unknown;
-    if (Array.isArray(o)) {
-      const a = new Array<unknown>(o.length);
-      for (let i = 0; i < o.length; i++) { const x = copy(o[i], i); a[i] = dropped(x) ? null : x; }
-      out = a;
-    } else {
-      const r: Record<string, unknown> = {};
-      for (const k of Object.keys(o)) { const x = copy(o[k], k); if (!dropped(x)) r[k] = x; }
-      out = r;
-    }
-    seen.pop();
-    return out;
-  };
-  return value === undefined ? value : (copy(value, '') as T);
-}
+/** A deep copy with JSON's meaning: JSON.parse(JSON.stringify(value)); once undo.ts's chunk is
+ * there (after the first trace), clone.ts's copy without the text (useClone). */
+export let clone = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+export const useClone = (f: <T>(value: T) => T): void => { clone = f; };
 
 /** JSON with arrays of scalars on one line: readable for small tensors. */
 export function prettyJson(value: unknown, indent = ''): string {

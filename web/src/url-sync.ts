@@ -163,14 +163,13 @@ export class UrlSync {
     const link = load('link');
     this.#now();
     await this.#done;
-    let url = location.href;
-    // a scenario too large for the address bar (state/hash.ts ADDRESS_NUMBERS): its link is made
-    // for the clipboard only
-    const want = this.#session.hashFor();
-    if ('hash' in want && want.hash === '' && Object.keys(this.#session.scenario).length) {
-      url = location.href.replace(/#.*$/, '') + this.#withPrefs(await this.#linkOf(this.#session.hashFor(true)));
-    }
-    return (await link).copyUrl(url, button, lang, root);
+    const m = await link;
+    // a scenario too large for the address bar (state/hash.ts ADDRESS_NUMBERS): its whole link is
+    // made for the clipboard only
+    const shown = this.#session.hashFor(), whole = this.#session.hashFor(true);
+    const url = 'hash' in shown && !shown.hash && 'json' in whole
+      ? location.href.replace(/#.*$/, '#z=') + await m.deflate(whole.json) + this.#target.prefs() : location.href;
+    return m.copyUrl(url, button, lang, root);
   }
 
   /** The hash write due now (after the pause, on leaving, for "Copy link"). */
@@ -185,31 +184,20 @@ export class UrlSync {
       this.#write(want.hash);
       return;
     }
-    this.#done = this.#linkOf(want).then((hash) => { if (seq === this.#seq) this.#write(hash); });
-  }
-
-  /** The hash of `want`: as it is, or its JSON compressed (`#z=`; `#scenario=` where that fails). */
-  #linkOf(want: { hash: string } | { json: string }): Promise<string> {
-    if ('hash' in want) return Promise.resolve(want.hash);
     const { json } = want;
-    return (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
+    this.#done = (this.#zCache[0] === json ? Promise.resolve(this.#zCache[1])
       : load('link').then((m) => m.deflate(json)).then((z) => { this.#zCache = [json, '#z=' + z]; return this.#zCache[1]; }))
-      .catch(() => '#scenario=' + encodeURIComponent(json));
-  }
-
-  /** A hash with the language and theme after it ('' and no preferences: no hash at all). */
-  #withPrefs(hash: string): string {
-    const prefs = this.#target.prefs();
-    return hash ? hash + prefs : prefs ? '#' + prefs.slice(1) : '';
+      .catch(() => '#scenario=' + encodeURIComponent(json))
+      .then((hash) => { if (seq === this.#seq) this.#write(hash); });
   }
 
   #write(hash: string): void {
-    const text = this.#withPrefs(hash);
+    // no hash (a scenario too large for the address bar): '#', an empty one
+    const text = (hash || '#') + this.#target.prefs();
     if (text === this.#last) return;
     this.#last = text;
     try {
-      // no hash (a scenario too large for the address bar): the page's address without one
-      history.replaceState(history.state, '', text || location.pathname + location.search);
+      history.replaceState(history.state, '', text);
     } catch {
       // a URL too long for this browser: the hash keeps the last scenario that fitted
     }

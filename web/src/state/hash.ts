@@ -12,27 +12,17 @@ import type { Scenario } from '../engine/compute';
  * "Copy link" still makes its whole `#z=` link (the presets have at most 3,204 numbers). */
 export const ADDRESS_NUMBERS = 8192;
 
-/** The numbers in a scenario's tensors and weights (a typed tensor's data, a nested array's
- * leaves: each innermost array of numbers counted by its length), counted up to `limit`. */
-export function numbersIn(value: unknown, limit = Infinity): number {
-  if (value === null || typeof value !== 'object') return typeof value === 'number' ? 1 : 0;
-  if (ArrayBuffer.isView(value)) return (value as unknown as { length: number }).length ?? 0;
-  let n = 0;
-  if (Array.isArray(value)) {
-    if (typeof value[0] === 'number') return value.length;
-    for (const x of value) if ((n += numbersIn(x, limit - n)) > limit) break;
-    return n;
-  }
-  for (const x of Object.values(value)) if ((n += numbersIn(x, limit - n)) > limit) break;
-  return n;
-}
+/** The numbers in a scenario's tensors and weights (a nested array's innermost arrays counted by
+ * their length). */
+export const numbersIn = (v: unknown): number => (Array.isArray(v) ? (typeof v[0] === 'number' ? v.length : v.reduce((n: number, x) => n + numbersIn(x), 0))
+  : v !== null && typeof v === 'object' ? Object.values(v).reduce((n: number, x) => n + numbersIn(x), 0) : 0);
 
 /** The hash when it needs no compression: `#preset=` (unmodified), `''` for a scenario too large
  * for the address bar (ADDRESS_NUMBERS; unless `whole`: the "Copy link" button's), else
  * `#scenario=`; `json` (when given) is the scenario's JSON, to compress instead. */
 export function hashOf(preset: string, modified: boolean, scenario: Scenario, whole = false): { hash: string } | { json: string } {
   if (preset && !modified) return { hash: '#preset=' + encodeURIComponent(preset) };
-  if (!whole && numbersIn(scenario, ADDRESS_NUMBERS) > ADDRESS_NUMBERS) return { hash: '' };
+  if (!whole && numbersIn(scenario) > ADDRESS_NUMBERS) return { hash: '' };
   const json = JSON.stringify(scenario);
   return typeof CompressionStream === 'function' ? { json } : { hash: '#scenario=' + encodeURIComponent(json) };
 }
