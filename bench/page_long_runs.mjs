@@ -172,7 +172,7 @@ async function main() {
       for (const form of ['nested', 'seeded']) {
         const n1 = median(pages[form][1]), nN = median(pages[form][cores]), nd = median(node[form]);
         result.parallel[form] = { node_ms: round(nd), page_1_worker_ms: round(n1), page_n_workers_ms: round(nN),
-          speedup: round(n1 / nN * 100) / 100, page_vs_node: round(nN / nd * 100) / 100, page_vs_node_typed: round(nN / median(node.typed) * 100) / 100,
+          speedup: Math.round(n1 / nN * 100) / 100, page_vs_node: Math.round(nN / nd * 100) / 100, page_vs_node_typed: Math.round(nN / median(node.typed) * 100) / 100,
           node_runs: node[form].map(round), page_1_runs: pages[form][1].map(round), page_n_runs: pages[form][cores].map(round) };
         const x = result.parallel[form];
         console.log(`L = ${L_PAR} float64 trace "context", ${form}: node ${x.node_ms} ms (typed ${result.parallel.node_typed_ms}); page ${x.page_1_worker_ms} ms with 1 worker, ` +
