@@ -187,3 +187,36 @@ test('"Copy link" puts the URL, with the current scenario, on the clipboard', as
   assert.equal(await page.locator('#second [data-key="copy-link"]').count(), 0);
   assert.deepEqual(problems, []);
 });
+
+test('a scenario of more than 8,192 numbers is kept out of the address bar (its hash is empty), and "Copy link" still copies its whole link', async () => {
+  await openUrl(page, base + '#preset=softmax-toy');
+  const big = { algorithm: 'full', trace: 'context', q: [Array.from({ length: 300 }, (_, i) => [Array.from({ length: 10 }, (_, e) => ((i * 10 + e) % 17) / 8)])] };
+  big.k = big.q;
+  big.v = big.q;
+  await page.evaluate((s) => document.querySelector('attention-playground').setScenario(s), big);
+  await settle(page);
+  // the pause passes (the write is due after 300 ms): no #z= of 9,000 numbers
+  await page.waitForFunction(() => location.hash === '', null, { timeout: 30000 });
+  await page.waitForTimeout(700);
+  assert.equal(await hash(), '');
+  const scenario = await scenarioOf(page);
+  assert.equal(scenario.q[0].length, 300);
+  await page.evaluate(() => navigator.clipboard.writeText(''));
+  await input('copy-link').click();
+  await page.waitForFunction(() => /copied/i.test(document.querySelector('attention-playground').shadowRoot.querySelector('[data-key="copy-link"]').textContent));
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(new URL(copied).hash, /^#z=/);
+  assert.deepEqual(decodeHash(new URL(copied).hash), scenario);
+  assert.equal(await hash(), '', 'the address bar still has no hash');
+  // and the copied link opens to the same scenario and trace
+  const trace = await traceOf(page);
+  await openUrl(page, copied);
+  assert.deepEqual(await scenarioOf(page), scenario);
+  assert.deepEqual(await traceOf(page), trace);
+  // a small edit after it is written again
+  await openUrl(page, base + '#preset=softmax-toy');
+  await input('q[0][0][0][0]').fill('3');
+  await settle(page);
+  await waitForZ(await scenarioOf(page));
+  assert.deepEqual(problems, []);
+});

@@ -119,8 +119,8 @@ test('a long run\'s trace comes back typed and transferred; its maps are canvase
   assert.equal(posted.filter((p) => p.type === 'partDone').length, 2, JSON.stringify(posted));
   assert.equal(posted.filter((p) => p.type === 'partBlock').length, 4, JSON.stringify(posted));
   for (const p of posted.filter((x) => x.type === 'partBlock')) {
-    assert.equal(p.count, 4, 'scores, allowed, weights and context transferred');
-    assert.deepEqual(p.sizes, [0, 0, 0, 0], 'every transferred buffer is detached in the worker');
+    assert.equal(p.count, 12, 'scores, allowed, weights and context transferred, each with its ranges per row axis');
+    assert.deepEqual(p.sizes, Array(12).fill(0), 'every transferred buffer is detached in the worker');
   }
   const kept = await page.evaluate(() => {
     const e = document.querySelector('attention-playground');
@@ -155,5 +155,81 @@ test('a long run\'s trace comes back typed and transferred; its maps are canvase
     return { opaque, all: c.width * c.height };
   });
   assert.equal(painted.opaque, painted.all, 'every pixel of the weights map painted');
+  assert.deepEqual(problems, []);
+});
+
+test('a seeded run splits too: each worker draws its own inputs, the same trace with 1 and 2 workers as node\'s whole run; only the draws are posted', async () => {
+  await openUrl(page, `${base}#preset=softmax-toy`);
+  const draw = (seed) => ({ shape: [1, 1024, 1, 16], random: 'normal', seed });
+  const s = { algorithm: 'full', q: draw(5), k: draw(6), v: draw(7), scale: 0.3 };
+  await page.evaluate(() => { window.__first = undefined; });
+  for (const n of [1, 2]) {
+    await setCores(n);
+    if (n === 2) {
+      // two workers started (kept idle), then each records the scenario of the parts it is sent
+      await run({ ...s, q: draw(50) });
+      assert.equal(page.workers().length, 2);
+      for (const w of page.workers()) {
+        await w.evaluate(() => {
+          self.__parts = [];
+          const on = self.onmessage;
+          self.onmessage = (e) => { if (e.data.type === 'part') self.__parts.push(JSON.stringify(e.data.scenario).length); on(e); };
+        });
+      }
+    }
+    await run({ ...s, seed: n });
+    assert.deepEqual(await status(), { status: 'done', mode: 'worker', workers: String(n) }, `${n} workers`);
+    if (n === 2) {
+      const parts = (await Promise.all(page.workers().map((w) => w.evaluate(() => self.__parts ?? [])))).flat();
+      assert.equal(parts.length, 2, 'one part per worker');
+      for (const size of parts) assert.ok(size < 1000, `a part's scenario is its draws (${size} characters of JSON)`);
+    }
+    const got = await compareTrace();
+    assert.ok(got.rest, `${n} workers: cost, shapes, warnings and the rest equal (${got.restText})`);
+    for (const [field, { worst, same }] of Object.entries(got.fields)) {
+      assert.ok(same, `${field}: shape and kind`);
+      assert.ok(worst <= 1e-12, `${field} with ${n} workers: max |difference| ${worst}`);
+    }
+  }
+  // the first (one worker) against the scenario run whole in node: the same draws, the same numbers
+  const want = wasm.run(s, { typed: true });
+  const first = await page.evaluate(() => {
+    const t = window.__first.typed;
+    const pick = (p, at) => at.map((i) => p.data[i]);
+    const at = [0, 1, 5000, 1024 * 1024 - 1];
+    return { weights: pick(t.weights, at), scores: pick(t.scores, at), context: Array.from(t.context.data.subarray(0, 64)), shape: t.weights.shape };
+  });
+  assert.deepEqual(first.shape, [1, 1, 1024, 1024]);
+  [0, 1, 5000, 1024 * 1024 - 1].forEach((i, k) => {
+    assert.ok(Math.abs(first.weights[k] - want.weights.data[i]) <= 1e-12, `weights[${i}]`);
+    assert.ok(Math.abs(first.scores[k] - want.scores.data[i]) <= 1e-12, `scores[${i}]`);
+  });
+  first.context.forEach((x, i) => assert.ok(Math.abs(x - want.context.data[i]) <= 1e-12, `context[${i}]`));
+  assert.deepEqual(problems, []);
+});
+
+test('the maps\' colour ranges come from the workers: equal to a scan of the typed rows, split or whole', async () => {
+  await openUrl(page, `${base}#preset=softmax-toy`);
+  for (const n of [1, 2]) {
+    await setCores(n);
+    await run(long(1024, 20 + n, { scale: 0.7 }));
+    const ranges = await page.evaluate(() => {
+      const typed = document.querySelector('attention-playground').trace[Symbol.for('attnplay.typed')];
+      const rowsAt = typed[Symbol.for('attnplay.typed')];
+      const out = {};
+      for (const [field, axis] of [['scores', 2], ['weights', 2], ['allowed', 2], ['context', 1]]) {
+        // a fresh slice each time: (b, h) = (0, 0) is cached once drawn, so ask with the row axis the map uses
+        const rows = rowsAt(field, 0, 0, axis);
+        let lo = Infinity, hi = -Infinity;
+        for (const r of rows) for (const x of r) { const v = Number(x); if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
+        out[field] = { given: rows.range, scanned: [lo, hi], worker: Boolean(typed[field].ranges || typed[field].blocks?.every((k) => k.ranges)) };
+      }
+      return out;
+    });
+    for (const [field, r] of Object.entries(ranges)) {
+      assert.ok(r.worker, `${field}: ranges made in the worker (${n} workers)`);
+      assert.deepEqual(r.given, r.scanned, `${field} with ${n} workers`);
+    }
+  }
   assert.deepEqual(problems, []);
 });

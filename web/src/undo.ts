@@ -5,6 +5,11 @@ import { EditHistory, type Snapshot } from './state/history';
 import { dataHook, pasteInto } from './paste';
 import { traits, type Session } from './state';
 import type { UrlSync } from './url-sync';
+import { useClone } from './format';
+import { fastClone } from './clone';
+
+// from now on the page's copies of scenarios (setScenario's, an edit's) are made without the JSON text
+useClone(fastClone);
 
 export type { Snapshot };
 

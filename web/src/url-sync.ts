@@ -163,7 +163,13 @@ export class UrlSync {
     const link = load('link');
     this.#now();
     await this.#done;
-    return (await link).copyUrl(location.href, button, lang, root);
+    const m = await link;
+    // a scenario too large for the address bar (state/hash.ts ADDRESS_NUMBERS): its whole link is
+    // made for the clipboard only
+    const shown = this.#session.hashFor(), whole = this.#session.hashFor(true);
+    const url = 'hash' in shown && !shown.hash && 'json' in whole
+      ? location.href.replace(/#.*$/, '#z=') + await m.deflate(whole.json) + this.#target.prefs() : location.href;
+    return m.copyUrl(url, button, lang, root);
   }
 
   /** The hash write due now (after the pause, on leaving, for "Copy link"). */
@@ -172,7 +178,7 @@ export class UrlSync {
     this.#timer = null;
     // no scenario yet (a preset waiting for the whole module): the URL keeps asking for it
     if (!Object.keys(this.#session.scenario).length) return;
-    const want = this.#session.hash;
+    const want = this.#session.hashFor();
     const seq = ++this.#seq;
     if ('hash' in want) {
       this.#write(want.hash);
@@ -186,7 +192,8 @@ export class UrlSync {
   }
 
   #write(hash: string): void {
-    const text = hash + this.#target.prefs();
+    // no hash (a scenario too large for the address bar): '#', an empty one
+    const text = (hash || '#') + this.#target.prefs();
     if (text === this.#last) return;
     this.#last = text;
     try {

@@ -5,10 +5,24 @@
 // not the page's defaults, en and auto). Text only: the element reads and writes location.
 import type { Scenario } from '../engine/compute';
 
-/** The hash when it needs no compression: `#preset=` (unmodified), else `#scenario=`; `json`
- * (when given) is the scenario's JSON, to compress instead. */
-export function hashOf(preset: string, modified: boolean, scenario: Scenario): { hash: string } | { json: string } {
+/** Above this many numbers a scenario is not written to the address bar (issue 18, part 4): its
+ * JSON takes tens of ms to write and compress, and Chromium's history.replaceState and pushState
+ * with a URL of a hundred KB or more block the tab for 50 ms to seconds. Its hash is then empty
+ * (a reload opens the page's preset; Back and Forward still move between the undo entries), and
+ * "Copy link" still makes its whole `#z=` link (the presets have at most 3,204 numbers). */
+export const ADDRESS_NUMBERS = 8192;
+
+/** The numbers in a scenario's tensors and weights (a nested array's innermost arrays counted by
+ * their length). */
+export const numbersIn = (v: unknown): number => (Array.isArray(v) ? (typeof v[0] === 'number' ? v.length : v.reduce((n: number, x) => n + numbersIn(x), 0))
+  : v !== null && typeof v === 'object' ? Object.values(v).reduce((n: number, x) => n + numbersIn(x), 0) : 0);
+
+/** The hash when it needs no compression: `#preset=` (unmodified), `''` for a scenario too large
+ * for the address bar (ADDRESS_NUMBERS; unless `whole`: the "Copy link" button's), else
+ * `#scenario=`; `json` (when given) is the scenario's JSON, to compress instead. */
+export function hashOf(preset: string, modified: boolean, scenario: Scenario, whole = false): { hash: string } | { json: string } {
   if (preset && !modified) return { hash: '#preset=' + encodeURIComponent(preset) };
+  if (!whole && numbersIn(scenario) > ADDRESS_NUMBERS) return { hash: '' };
   const json = JSON.stringify(scenario);
   return typeof CompressionStream === 'function' ? { json } : { hash: '#scenario=' + encodeURIComponent(json) };
 }

@@ -133,9 +133,10 @@ export class Session {
     return this.runs.settled();
   }
 
-  /** The URL hash for the scenario, or its JSON to compress (hash.ts). */
-  get hash(): ReturnType<typeof hashOf> {
-    return hashOf(this.preset, this.modified, this.scenario);
+  /** The URL hash for the scenario, or its JSON to compress (hash.ts); `whole`: a link even for a
+   * scenario too large for the address bar ("Copy link"). */
+  hashFor(whole = false): ReturnType<typeof hashOf> {
+    return hashOf(this.preset, this.modified, this.scenario, whole);
   }
 
   setInvalid(key: string, message: string | null): void {

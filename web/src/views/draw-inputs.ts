@@ -144,7 +144,13 @@ function drawBox(name: string, title: string, s: Scenario, o: DrawsOptions): { n
     });
     return h('label', { class: 'field', dataset: { field: `${name}.${key}` } }, h('span', { text: tx(lang, T[key]) }), input);
   };
-  const drawn = drawnOf(spec, name); // the core's numbers (null while the whole module loads, or on an error)
+  // the (b, h) slice read-only: (B, L, H, E) at head h, (B, L, d) without
+  const rows = shape[1] ?? 0, cols = shape[shape.length - 1] ?? 0;
+  // the core's numbers (null while the whole module loads, or on an error), drawn only where they
+  // are shown or can be written out: an L = 4096 draw is not made on the main thread for nothing
+  // (issue 18, part 4: 0.2 s for q, k and v; the run's workers draw their own)
+  const needed = rows * cols <= SHOW_MAX || total <= WRITE_OUT_MAX;
+  const drawn = needed ? drawnOf(spec, name) : null;
   const writeOut = h('button', { type: 'button', class: 'small', text: tx(lang, T.writeOut), title: tx(lang, T.writeOutHelp),
     dataset: { key: `${name}.random.write` }, disabled: total > WRITE_OUT_MAX || !isFlat(drawn) });
   writeOut.addEventListener('click', () => { if (isFlat(drawn)) set(o, name, nested(drawn)); });
@@ -155,8 +161,6 @@ function drawBox(name: string, title: string, s: Scenario, o: DrawsOptions): { n
   const help = h('p', { class: 'help', text: fill(tx(lang, T.drawn), { random: spec.random, seed: spec.seed ?? 0, scale: spec.scale ?? 1,
     n: total.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en') }) + (total > WRITE_OUT_MAX ? ' ' + fill(tx(lang, T.tooMany), { n: WRITE_OUT_MAX }) : '') });
 
-  // the (b, h) slice read-only: (B, L, H, E) at head h, (B, L, d) without
-  const rows = shape[1] ?? 0, cols = shape[shape.length - 1] ?? 0;
   let grid: HTMLElement;
   if (isFlat(drawn) && rows * cols <= SHOW_MAX) {
     grid = o.tensorEditor({ name, title, tensor: nested(drawn), b: session.b, h: shape.length === 4 ? session.h : null,
@@ -166,8 +170,8 @@ function drawBox(name: string, title: string, s: Scenario, o: DrawsOptions): { n
   } else {
     grid = h('figure', { class: 'editor', dataset: { tensor: name } },
       h('figcaption', null, h('span', { class: 'fig-title', text: title }), h('span', { class: 'fig-caption', text: shape.join(' × ') })),
-      h('p', { class: 'note', text: isFlat(drawn) ? fill(tx(lang, T.hidden), { rows, cols }) : '' }));
+      h('p', { class: 'note', text: isFlat(drawn) || !needed ? fill(tx(lang, T.hidden), { rows, cols }) : '' }));
   }
   grid.classList.add('drawn');
-  return { nodes: [grid, row, help], waiting: drawn === null && !canDraw() };
+  return { nodes: [grid, row, help], waiting: needed && drawn === null && !canDraw() };
 }

@@ -181,8 +181,12 @@ export function updateMap(old: Element, next: Element): boolean {
   if (rows !== st.rows || cols !== st.cols || mode(rows, cols) !== st.mode) return false;
   if (st.mode === 'canvas') {
     if (blockOf(rows, cols) !== st.block) return false;
+    // the same rows (a long run's typed rows: the same objects while its trace is shown, as each
+    // edit and progress report draws the results again), colours and mask: the same picture, not
+    // painted again (a 2048 x 2048 map's millions of cells, issue 18)
+    const same = o.values === st.o.values && o.color === st.o.color && o.extent === st.o.extent && o.masked === st.o.masked;
     st.o = o;
-    paint(st);
+    if (!same) paint(st);
     refreshHover(st);
   } else {
     if (o.color !== st.o.color) return false;

@@ -14,7 +14,7 @@ import { getEngine, type Outcome, type RunProgress, type Scenario } from '../eng
 import { runRequest, type BackgroundRequest, type BackgroundResult } from '../engine/batch';
 import type { FromWorker, ToWorker } from './protocol';
 import { acquire, cores, release } from './pool';
-import { withTypedInputs } from '../engine/typed';
+import { typedTensor, withTypedInputs } from '../engine/typed';
 import { lazyTrace } from './packed';
 import { splitPlan, stitch } from './split';
 
@@ -28,7 +28,19 @@ export type BackgroundRunner = (request: BackgroundRequest, onProgress: RunProgr
 let nextId = 1;
 
 export const runInBackground: BackgroundRunner = (request, onProgress, onMode) => cancellable(async (stopped, hold) => {
-  // q, k, v posted as typed arrays: a copy of their bytes, not a walk of nested arrays
+  // a task of its own, after the edit's (issue 18, part 4: no main-thread task over 50 ms): the
+  // typed copies of a large scenario's inputs and their posting are not added to the edit's work
+  const pause = () => new Promise((r) => setTimeout(r, 0));
+  await pause();
+  if (stopped()) throw cancelledError();
+  // q, k, v posted as typed arrays: a copy of their bytes, not a walk of nested arrays; each made
+  // in a task of its own (typed.ts keeps them: withTypedInputs below finds them made)
+  for (const key of ['q', 'k', 'v']) {
+    if (!Array.isArray(request.scenario[key])) continue;
+    typedTensor(request.scenario[key]);
+    await pause();
+    if (stopped()) throw cancelledError();
+  }
   const typed: BackgroundRequest = { ...request, scenario: withTypedInputs(request.scenario), beside: request.beside?.map(withTypedInputs) };
   const plan = request.progress || request.beside?.length ? null : splitPlan(typed.scenario, cores());
   if (plan) {

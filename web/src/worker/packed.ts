@@ -17,9 +17,15 @@ export interface PackedTensor {
   /** A split run's field (split.ts stitch): its blocks of query rows as the workers sent them, on
    * axis `axis`; `data` joins them the first time it is read (fresh memory is slow to fill: the
    * maps read the rows from the blocks). */
-  blocks?: { start: number; n: number; data: Float64Array | Uint8Array }[];
+  blocks?: { start: number; n: number; data: Float64Array | Uint8Array; ranges?: Ranges }[];
   axis?: number;
+  /** A rank-4 field's smallest and largest finite number per (b, h) slice, made in the worker
+   * (rangesOf): what the maps' colour scales read, not a scan of millions of cells on the page. */
+  ranges?: Ranges;
 }
+/** Per row axis (2: (B, H, R, C), 1: (B, R, H, C)), [lo, hi] of slice (b, h) at 2 (b n + h), n the
+ * axis after b (lo > hi: no finite number). */
+export type Ranges = Partial<Record<1 | 2, Float64Array>>;
 type Typed = Record<string, PackedTensor> & { [TYPED]?: unknown };
 
 
@@ -70,9 +76,51 @@ export function packTrace(trace: Record<string, unknown>, big = BIG): { trace: R
     // a buffer of its own (the core's output is copied out of wasm memory into one): transferable
     if (packed.data.byteOffset !== 0 || packed.data.byteLength !== packed.data.buffer.byteLength) packed.data = packed.data.slice();
     transfer.push(packed.data.buffer as ArrayBuffer);
+    if (packed.shape.length === 4) {
+      packed.ranges = rangesOf(packed);
+      for (const r of Object.values(packed.ranges)) transfer.push(r.buffer as ArrayBuffer);
+    }
     out[key] = packed;
   }
   return { trace: out, transfer };
+}
+
+/** In the worker: the finite range of every (b, h) slice of a rank-4 packed tensor, for both row
+ * axes, in one pass over its rows. */
+export function rangesOf(p: PackedTensor): Ranges {
+  const [B, n1, n2, C] = p.shape, d = p.data;
+  const r2 = new Float64Array(2 * B * n1).fill(Infinity), r1 = new Float64Array(2 * B * n2).fill(Infinity);
+  for (let i = 1; i < r2.length; i += 2) r2[i] = -Infinity;
+  for (let i = 1; i < r1.length; i += 2) r1[i] = -Infinity;
+  for (let b = 0, at = 0; b < B; b++) {
+    for (let i = 0; i < n1; i++) {
+      for (let j = 0; j < n2; j++, at += C) {
+        let lo = Infinity, hi = -Infinity;
+        for (let c = at; c < at + C; c++) { const x = d[c]; if (x - x !== 0) continue; if (x < lo) lo = x; if (x > hi) hi = x; }
+        const k2 = 2 * (b * n1 + i), k1 = 2 * (b * n2 + j);
+        if (lo < r2[k2]) r2[k2] = lo;
+        if (hi > r2[k2 + 1]) r2[k2 + 1] = hi;
+        if (lo < r1[k1]) r1[k1] = lo;
+        if (hi > r1[k1 + 1]) r1[k1 + 1] = hi;
+      }
+    }
+  }
+  return { 1: r1, 2: r2 };
+}
+
+/** The range of slice (b, h) on `rowAxis` from the worker's (a split run's blocks folded where they
+ * split that axis); undefined where none was made. */
+function knownRange(p: PackedTensor, b: number, h: number, rowAxis: number): [number, number] | null | undefined {
+  const axis = rowAxis as 1 | 2;
+  const parts = p.blocks ? (p.axis === rowAxis ? p.blocks.map((k) => k.ranges?.[axis]) : [undefined]) : [p.ranges?.[axis]];
+  let lo = Infinity, hi = -Infinity;
+  for (const r of parts) {
+    const k = 2 * (b * p.shape[axis === 2 ? 1 : 2] + h);
+    if (!r || k + 1 >= r.length) return undefined;
+    lo = Math.min(lo, r[k]);
+    hi = Math.max(hi, r[k + 1]);
+  }
+  return lo <= hi ? [lo, hi] : null;
 }
 
 /** A packed tensor as the trace's nested arrays (booleans for `allowed`). */
@@ -137,7 +185,7 @@ function sliceRows(p: PackedTensor, b: number, h: number, rowAxis: number): unkn
   // booleans as booleans where a map shows each cell (a table, or a canvas of one pixel per cell:
   // views/heatmap.ts), as 0 and 1 in the larger maps, whose blocks of cells are averaged
   if (p.bool && R <= 640 && C <= 640) return out.map((r) => Array.from(r, (x) => x !== 0));
-  let range: [number, number] | null | undefined;
+  let range = knownRange(p, b, h, rowAxis);
   Object.defineProperty(out, 'range', { get() {
     if (range === undefined) {
       const [lo, hi] = p.bool ? rangeOfBytes(out as Uint8Array[]) : rangeOfDoubles(out as Float64Array[]);

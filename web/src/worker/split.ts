@@ -7,7 +7,7 @@
 // without a mask, RoPE or ALiBi splits: a mask, RoPE and ALiBi depend on a row's position, which a
 // block of rows renumbers from 0; every other algorithm runs in one worker (ProbAttention's samples
 // and top rows are drawn over all queries; flash records its blocks over the whole run). No DOM.
-import { isTypedTensor, type Scenario, type TypedTensor } from '../engine/compute';
+import { isDraw, isTypedTensor, type Scenario, type TypedTensor } from '../engine/compute';
 import { isPacked, type PackedTensor } from './packed';
 
 /** The scenario's keys a split run may have (anything else runs whole: its meaning may depend on
@@ -20,17 +20,29 @@ const ROW_AXIS: Record<string, number> = { scores: 2, allowed: 2, weights: 2, co
 /** Cost fields summed over the blocks (the rest is the same in every block). */
 const SUMMED = ['dot_products', 'dense_dot_products', 'flops'];
 
-/** The blocks of query rows [start, end) of `s` (its q, k, v typed) for `workers` workers; null
- * where it does not split (one block, another algorithm, a mask, RoPE, ALiBi, a draw). */
+/** The blocks of query rows [start, end) of `s` (its q, k, v typed, or seeded draws: each worker
+ * draws them itself, drawRows) for `workers` workers; null where it does not split (one block,
+ * another algorithm, a mask, RoPE, ALiBi). */
 export function splitPlan(s: Scenario, workers: number): [number, number][] | null {
   if (s.algorithm !== 'full' || !Object.keys(s).every((k) => SPLITS.has(k))) return null;
   const mask = s.mask as { kind?: unknown } | string | null | undefined;
   if (mask != null && mask !== 'none' && !(typeof mask === 'object' && mask.kind === 'none' && Object.keys(mask).length === 1)) return null;
-  if (![s.q, s.k, s.v].every(isTypedTensor) || (s.q as TypedTensor).shape.length !== 4) return null;
-  const L = (s.q as TypedTensor).shape[1];
+  const shape = (t: unknown) => ((isTypedTensor(t) || isDraw(t)) && Array.isArray(t.shape) ? t.shape : null);
+  const q = shape(s.q);
+  if (![s.k, s.v].every(shape) || !q || q.length !== 4 || !Number.isInteger(q[1])) return null;
+  const L = q[1];
   const n = Math.min(Math.floor(workers), Math.floor(L / MIN_ROWS));
   if (!(n >= 2)) return null;
   return Array.from({ length: n }, (_, w) => [Math.round((w * L) / n), Math.round(((w + 1) * L) / n)]);
+}
+
+/** In a worker: q, k and v typed, a seeded draw drawn by `draw` (the core's draw(): its numbers
+ * are the ones the run would draw, bit for bit, docs/semantics.md "seeded tensor draws"), so a
+ * seeded run is posted as the tiny scenario it is and each worker draws its own inputs. */
+export function drawInputs(s: Scenario, draw: (spec: Scenario, field: string) => TypedTensor): Scenario {
+  const out = { ...s };
+  for (const f of ['q', 'k', 'v']) if (isDraw(out[f])) out[f] = draw(out[f] as Scenario, f);
+  return out;
 }
 
 /** Rows [start, end) of a typed (B, L, H, E) tensor. */
@@ -83,7 +95,8 @@ export function stitch(blocks: { rows: [number, number]; trace: Record<string, u
 function joined(parts: { start: number; p: PackedTensor }[], axis: number): PackedTensor {
   const shape = parts[0].p.shape.slice();
   shape[axis] = parts.reduce((n, x) => n + x.p.shape[axis], 0);
-  const t = { shape, axis, blocks: parts.map(({ start, p }) => ({ start, n: p.shape[axis], data: p.data })), ...(parts[0].p.bool ? { bool: true } : {}) } as PackedTensor;
+  const t = { shape, axis, blocks: parts.map(({ start, p }) => ({ start, n: p.shape[axis], data: p.data, ranges: p.ranges })),
+    ...(parts[0].p.bool ? { bool: true } : {}) } as PackedTensor;
   Object.defineProperty(t, 'data', { enumerable: true, configurable: true, get() {
     const data = join(parts.map((x) => x.p), axis);
     Object.defineProperty(t, 'data', { value: data, enumerable: true });

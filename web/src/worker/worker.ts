@@ -7,7 +7,7 @@ import { runTyped, withTypedInputs } from '../engine/typed';
 import { load } from '../../../wasm/attnplay.mjs';
 import type { FromWorker, ToWorker } from './protocol';
 import { packTrace } from './packed';
-import { sliceRows } from './split';
+import { drawInputs, sliceRows } from './split';
 
 // The core refuses a run above its work budget (`max_flops`, about a second: docs/semantics.md
 // "Work budget"), the guard of a call nobody can stop. A run here can be stopped (cancel
@@ -66,8 +66,8 @@ const start = (wasmUrl: string) => getEngine({ wasmUrl }).then(async (engine) =>
     }
     if (event.data.type === 'part') {  // rows of a split run (background.ts, split.ts): block by block, each posted as it is done
       const { id, rows: [start, end], blocks } = event.data;
-      const s = lifted(event.data.scenario);
       try {
+        const s = drawInputs(lifted(event.data.scenario), (spec, field) => core.draw(spec, field) as TypedTensor);
         for (let k = 0; k < blocks; k++) {
           const a = start + Math.round((k * (end - start)) / blocks), b = start + Math.round(((k + 1) * (end - start)) / blocks);
           const transfer: ArrayBuffer[] = [];
