@@ -22,7 +22,8 @@ bash scripts/sanitize.sh '~the fused kernel at sizes that leave a remainder*' \
   grep -E "passed|sanitize:" build/sanitize.log || { tail -40 build/sanitize.log; status=1; }
 bash scripts/fuzz.sh --smoke || status=1
 echo "== node (WASM module)"
-node --test tests/node/ || status=1
+# two files at a time: node's default on 2 cores is one (cores - 1), and each file is one process
+node --test --test-concurrency=2 tests/node/ || status=1
 echo "== tsc (page types)"
 npx tsc --noEmit -p . || status=1
 if compgen -G "tests/web/*.test.mjs" >/dev/null; then

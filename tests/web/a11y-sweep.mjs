@@ -2,9 +2,10 @@
 // themes"): every preset of build/wasm/catalog.json x en/zh x light/dark, on index.html (the page
 // around the element) and on embed.html (the element alone, the page's theme its own), with every
 // deep dive (<details class="dive">) open, the content-visibility sections visible (axe.mjs) and the
-// explain panel shown (the first map's tab stop focused). Minutes long (43 presets x 8 audits): `npm
-// run a11y`; named so that `npm test` (node --test tests/web/) leaves it out: a11y.test.mjs keeps
-// a subset there. Headless Chromium against dist/ with its CSP.
+// explain panel shown (the first map's tab stop focused), and once more dark in Chinese on a 390 px
+// phone (a fresh load at that width). Minutes long (55 presets x 9 audits): `npm run a11y`; named so
+// that `npm test` (node --test tests/web/) leaves it out: a11y.test.mjs keeps one preset of each
+// algorithm there, each in one of the two states. Headless Chromium against dist/ with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -48,7 +49,7 @@ async function auditState(where) {
 }
 
 for (const preset of PRESETS) {
-  test(`axe finds no WCAG A/AA violation on ${preset}: en/zh x light/dark, index.html and embed.html`, async () => {
+  test(`axe finds no WCAG A/AA violation on ${preset}: en/zh x light/dark, index.html and embed.html, dark zh at 390 px`, async () => {
     const found = [];
     await openUrl(page, `${base}#preset=${preset}`);
     for (const [theme, lang] of STATES) {
@@ -58,6 +59,15 @@ for (const preset of PRESETS) {
     for (const [theme, lang] of STATES) {
       await openUrl(page, `${base}embed.html?preset=${preset}&theme=${theme}&lang=${lang}`);
       found.push(...await auditState(`embed.html ${theme} ${lang}`));
+    }
+    // the phone: a fresh load at 390 px, dark in Chinese (a11y.test.mjs audits a few presets so)
+    await page.setViewportSize({ width: 390, height: 900 });
+    try {
+      await openUrl(page, `${base}#preset=${preset}`);
+      await themeAndLang(page, 'dark', 'zh');
+      found.push(...await auditState('index.html dark zh 390 px'));
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 });
     }
     assert.deepEqual(found, []);
     assert.deepEqual(problems, []);

@@ -1,38 +1,48 @@
-// Accessibility: axe-core (WCAG 2 A/AA rules) over the page in light and dark, English and Chinese,
-// on a wide screen and a 390 px phone, for presets that between them draw every kind of view (maps,
-// the ProbAttention steps, the sparse patterns, the Performer sweep, Linformer, d2l's chapter).
-// Headless Chromium against dist/ served with its CSP. The content-visibility sections are made
-// visible first (axe.mjs). Every preset x en/zh x light/dark: a11y-sweep.mjs (`npm run a11y`).
+// Accessibility: axe-core (WCAG 2 A/AA rules) over the page, one preset of every algorithm the core
+// registers (every page module: web/src/algorithms/), plus presets that draw views of their own (the
+// sparse patterns, diff's two maps): each audited once, half light in English on a 1400 px screen,
+// half dark in Chinese on a 390 px phone, so both languages, themes and widths are audited on every
+// kind of view. Headless Chromium against dist/ served with its CSP; the content-visibility sections
+// are made visible first (axe.mjs). The sweep, `npm run a11y` (a11y-sweep.mjs), audits EVERY preset
+// in en/zh x light/dark on index.html and embed.html, and dark zh at 390 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { load } from '../../wasm/attnplay.mjs';
 import { launch, openUrl } from './harness.mjs';
 import { axeViolations, openAll, themeAndLang } from './axe.mjs';
 
-const PRESETS = ['softmax-toy', 'prob-toy', 'sparse-local', 'performer-orthogonal', 'linformer-k4', 'd2l-positional-encoding',
-  'd2l-nadaraya-watson', 'flash-toy', 'diff-toy',
-  // issue 14 item 6: multihead's grids and weights, additive's weights, linear's disabled scale
-  'tslib-shape-chain', 'd2l-additive', 'linear-elu1',
-  // issue 16 (modern-b): mla's cache tables, diff's two maps, decode's step view
-  'mla-toy', 'diff-noise-cancel', 'decode-sinks'];
-const STATES = [['light', 'en', 1400], ['dark', 'zh', 390]];
+const WIDE = ['light', 'en', 1400], PHONE = ['dark', 'zh', 390];
+/** [preset, state]: the first preset of each algorithm below is the one its page module draws here. */
+const AUDITS = [
+  ['softmax-toy', WIDE], ['sparse-local', PHONE],                 // full: maps, the sparse patterns
+  ['prob-toy', PHONE], ['performer-orthogonal', WIDE],            // the ProbAttention steps, the Performer sweep (canvas)
+  ['linformer-k4', PHONE], ['d2l-positional-encoding', WIDE],
+  ['d2l-nadaraya-watson', PHONE], ['flash-toy', WIDE],
+  ['diff-toy', WIDE], ['diff-noise-cancel', PHONE],               // diff's two maps
+  ['tslib-shape-chain', WIDE], ['d2l-additive', PHONE],           // multihead's grids, additive's weights
+  ['linear-elu1', WIDE], ['mla-toy', PHONE], ['decode-sinks', WIDE],
+  ['d2l-bahdanau-shapes', PHONE], ['lsh-4-buckets', WIDE], ['pooling-avg', PHONE],
+];
 
 let browser, page, base, problems;
 before(async () => { ({ page, base, problems, close: browser } = await launch()); });
 after(async () => { await browser?.(); });
 
-async function audit() {
-  await openAll(page);
-  return axeViolations(page);
-}
+test('the audits cover every algorithm the core registers, both states', async () => {
+  const algorithmOf = new Map((await load()).presets().map((p) => [p.name, p.scenario.algorithm]));
+  const covered = new Set(AUDITS.map(([p]) => algorithmOf.get(p)));
+  assert.ok(!covered.has(undefined), 'every audited preset exists');
+  assert.deepEqual([...new Set(algorithmOf.values())].filter((a) => !covered.has(a)), [], 'algorithms with no audit');
+  assert.ok(AUDITS.some(([, s]) => s === WIDE) && AUDITS.some(([, s]) => s === PHONE));
+});
 
-for (const preset of PRESETS) {
-  test(`axe finds no WCAG A/AA violation on ${preset} (light en 1400 px, dark zh 390 px)`, async () => {
-    for (const [theme, lang, width] of STATES) {
-      await page.setViewportSize({ width, height: 900 });
-      await openUrl(page, `${base}#preset=${preset}`);
-      await themeAndLang(page, theme, lang);
-      assert.deepEqual(await audit(), [], `${preset}, ${theme}, ${lang}, ${width} px`);
-    }
+for (const [preset, [theme, lang, width]] of AUDITS) {
+  test(`axe finds no WCAG A/AA violation on ${preset} (${theme} ${lang} ${width} px)`, async () => {
+    await page.setViewportSize({ width, height: 900 });
+    await openUrl(page, `${base}#preset=${preset}`);
+    await themeAndLang(page, theme, lang);
+    await openAll(page);
+    assert.deepEqual(await axeViolations(page), [], `${preset}, ${theme}, ${lang}, ${width} px`);
     assert.deepEqual(problems, []);
   });
 }

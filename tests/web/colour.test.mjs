@@ -2,101 +2,18 @@
 // map's own smallest and largest value, and names its axes; masked cells are hatched on tables (the
 // computed style, not only the class) and on canvases (their pixels let the hatch through); the
 // canvas note has no unfilled placeholder; a value that rounds to a whole number is written as one.
-// Headless Chromium against dist/ served with its CSP.
+// The legends of every map of every preset: presets.test.mjs (colour-checks.mjs), in its one visit
+// of each preset. Headless Chromium against dist/ served with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { eachPreset, fromPageJSON, launch, openUrl, root, seededTensor, setScenario, settle, traceOf } from './harness.mjs';
-
-const PRESETS = JSON.parse(fs.readFileSync(path.join(root, 'build/wasm/catalog.json'), 'utf8')).presets.map((p) => p.name);
+import { launch, openUrl, seededTensor, setScenario, traceOf } from './harness.mjs';
+import { legendsDrawn as legendsOf } from './colour-checks.mjs';
 
 let browser, page, base, problems;
 before(async () => { ({ page, base, problems, close: browser } = await launch()); });
 after(async () => { await browser?.(); });
 
-/** Waits until every map's legend is filled (views/legend.ts is loaded after the first maps). */
-async function legendsDrawn() {
-  await settle(page);
-  await page.waitForFunction(() => [...document.querySelector('attention-playground').shadowRoot
-    .querySelectorAll('.map-legend')].every((l) => l.dataset.kind !== undefined));
-}
-
-/** Every map figure of the element: its field, axis names, legend and the numbers it draws (a
- * table's cells; a canvas map's trace slice at b = h = 0, as the results draw it). */
-const figures = () => page.evaluate(() => window.__attnplayJSON((() => {
-  const el = document.querySelector('attention-playground');
-  const trace = el.trace;
-  // (B, H, L_Q, L_K) maps at (0, 0); (B, L, H, D) ones at b = 0, h = 0; 2-D ones whole
-  const slice = (field) => {
-    const v = trace[field], n = trace.shapes[field].length;
-    if (field === 'buckets') return v.map((r) => r[0][0]);  // (rounds, B, H, L): a row per round
-    if (n === 4 && !/scores|weights|allowed|attn/.test(field)) return v[0].map((r) => r[0]);
-    return n === 4 ? v[0][0] : n === 3 ? v[0] : v;
-  };
-  return [...el.shadowRoot.querySelectorAll('figure.heatmap')].map((f) => {
-    const legend = f.querySelector(':scope > .map-legend');
-    const canvas = f.querySelector('canvas');
-    const values = canvas ? slice(f.dataset.field).flat()
-      : [...f.querySelectorAll('td[data-index]')].map((td) => Number(td.dataset.value));
-    return {
-      field: f.dataset.field ?? f.querySelector('[data-field]')?.dataset.field,
-      canvas: !!canvas,
-      categories: [...(legend?.querySelectorAll('[data-category]') ?? [])].map((c) => Number(c.dataset.category)),
-      axes: [...f.querySelectorAll(':scope > .map-frame > .axis-y, :scope > .map-frame > .axis-x')].map((a) => a.textContent.trim()),
-      kind: legend?.dataset.kind,
-      min: legend?.dataset.min, max: legend?.dataset.max,
-      ticks: [...(legend?.querySelectorAll('.lg-scale span span') ?? [])].map((s) => s.textContent),
-      text: legend?.textContent ?? '',
-      numbers: values.filter((x) => typeof x === 'number' && Number.isFinite(x)),
-      masked: f.querySelectorAll('td.masked').length,
-    };
-  });
-})())).then(fromPageJSON);
-
-test('every map of every preset: axis names, and a legend with the colour bar and the map\'s own range', async () => {
-  assert.ok(PRESETS.length >= 30, `${PRESETS.length} presets`);
-  let maps = 0, canvases = 0;
-  await eachPreset(page, base, PRESETS, async (preset) => {
-    await legendsDrawn();
-    const figs = await figures();
-    assert.ok(figs.length > 0, `${preset}: no map`);
-    for (const f of figs) {
-      const where = `${preset} ${f.field}`;
-      assert.equal(f.axes.length, 2, `${where}: two axis names`);
-      assert.ok(f.axes.every((a) => a.length > 0), `${where}: axis names ${JSON.stringify(f.axes)}`);
-      maps++;
-      if (f.kind === 'category') {  // the LSH buckets: one swatch per bucket the map holds
-        assert.deepEqual(f.categories, [...new Set(f.numbers)].sort((a, b) => a - b), `${where}: the categories' key`);
-        continue;
-      }
-      if (f.canvas) canvases++;
-      assert.ok(f.kind, `${where}: a legend`);
-      if (f.kind === 'bool') {
-        assert.match(f.text, /✓\s*true.*·\s*false/, `${where}: the booleans' key`);
-        continue;
-      }
-      assert.ok(f.numbers.length > 0, `${where}: numbers`);
-      const lo = f.numbers.reduce((a, x) => Math.min(a, x)), hi = f.numbers.reduce((a, x) => Math.max(a, x));
-      assert.equal(Number(f.min), lo, `${where}: legend min`);
-      assert.equal(Number(f.max), hi, `${where}: legend max`);
-      assert.match(f.text, /min .+ · max /, `${where}: the range as text`);
-      // the colour bar's ends are its scale's domain, with 0 at the centre of a diverging one
-      if (f.kind === 'diverging') {
-        assert.equal(f.ticks.length, 3, `${where}: ${f.ticks}`);
-        assert.equal(f.ticks[1], '0');
-        assert.equal(f.ticks[0], f.ticks[2].startsWith('-') ? f.ticks[2].slice(1) : `-${f.ticks[2]}`, `${where}: symmetric ${f.ticks}`);
-        assert.ok(Number(f.ticks[2]) >= Math.max(Math.abs(lo), Math.abs(hi)) * (1 - 1e-3), `${where}: ${f.ticks} covers ${lo}..${hi}`);
-      } else {
-        assert.equal(f.ticks.length, 2, `${where}: ${f.ticks}`);
-        assert.equal(f.ticks[0], '0', `${where}: a sequential scale starts at 0`);
-        assert.ok(lo >= 0, `${where}: a sequential scale for non-negative values (min ${lo})`);
-      }
-    }
-  });
-  assert.ok(maps > 150 && canvases >= 4, `${maps} maps, ${canvases} canvases`);
-  assert.deepEqual(problems, []);
-});
+const legendsDrawn = () => legendsOf(page);
 
 test('masked cells are hatched (computed style) on sparse-local and on ProbAttention\'s step 6; the legend says so', async () => {
   for (const [preset, fields, want] of [['sparse-local', ['scores', 'weights'], 60], ['prob-toy-causal', ['scores_top', 'weights_top'], 6]]) {

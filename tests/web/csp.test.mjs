@@ -63,10 +63,16 @@ test('each page has a CSP <meta>: no unsafe-inline or unsafe-eval, its inline co
   }
 });
 
+/** Waits until the Performer sweep has started (its status no longer idle: running, done, or failed). */
+const sweepStarted = () => page.waitForFunction(() => {
+  const status = document.querySelector('attention-playground')?.shadowRoot.querySelector('.sweep-status')?.dataset.status;
+  return status !== undefined && status !== 'idle';
+});
+
 test('index.html runs under its <meta> policy without a violation (styles, edits, lazy views)', async () => {
   problems.length = 0;
   await openUrl(page, base + '#preset=performer-orthogonal');
-  await page.waitForTimeout(1500);  // the sweep starts a moment after the first trace
+  await sweepStarted();  // the sweep starts a moment after the first trace (in a worker)
   await settle(page);
   const el = page.locator('attention-playground');
   await el.locator('[data-key="q[0][0][0][0]"]').fill('0.75');
@@ -115,7 +121,7 @@ test('the single file works from file:// under its own policy, without a violati
     await page.waitForFunction(() => document.querySelector('attention-playground')?.trace != null);
     await settle(page);
   }
-  await page.waitForTimeout(1500);  // the sweep, on the page (no worker from file://)
+  await sweepStarted();  // the sweep, on the page (no worker from file://)
   await settle(page);
   const el = page.locator('attention-playground');
   await el.locator('[data-key="q[0][0][0][0]"]').fill('0.5');

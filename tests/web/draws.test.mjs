@@ -82,7 +82,8 @@ test('a seeded L = 4096 scenario: the size bar takes it, its link is under 1,000
     { input: JSON.stringify(s), maxBuffer: 256 << 20 }).toString());
   assert.deepEqual(trace.shapes.context, native.shapes.context);
   let worst = 0;
-  native.context.flat(3).forEach((x, i) => { worst = Math.max(worst, Math.abs(x - trace.context.flat(3)[i])); });
+  const shown = trace.context.flat(3);
+  native.context.flat(3).forEach((x, i) => { worst = Math.max(worst, Math.abs(x - shown[i])); });
   assert.ok(worst <= 1e-12, `page vs native: ${worst}`);
   // the grids say what is drawn (no 4096-row grid)
   assert.match(await el().locator('[data-draw="k"] .note').textContent(), /Too many to show as a grid \(4096 × /);

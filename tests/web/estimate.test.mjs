@@ -2,7 +2,8 @@
 // (the core's estimate from the scenario's shapes, engine.estimate) is the trace's cost for every
 // preset, and the flash view labels its key blocks with the block size the trace carries (the
 // core's default of 64 keys past L_K = 16, not the toy blocks of 2). Headless Chromium against
-// dist/ served by scripts/serve.mjs (its CSP).
+// dist/ served by scripts/serve.mjs (its CSP). The estimate of every preset: presets.test.mjs, in its
+// one visit of each preset.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openUrl, seededTensor, setScenario, settle, textOf, traceOf } from './harness.mjs';
@@ -16,39 +17,6 @@ before(async () => {
 after(async () => { await browser?.(); });
 
 const el = () => page.locator('attention-playground').first();
-
-/** Picks preset `name` through the element's API; resolves with its estimate and trace. */
-const preset = (name) => page.evaluate((name) => new Promise((resolve, reject) => {
-  const e = document.querySelector('attention-playground');
-  const timer = setTimeout(() => reject(new Error(`${name}: no trace in time`)), 60000);
-  const onTrace = () => {
-    if (e.trace?.algorithm !== e.scenario.algorithm) return;  // a trace of the scenario before
-    clearTimeout(timer);
-    e.removeEventListener('trace', onTrace);
-    resolve({ estimate: e.estimate, cost: e.trace.cost, algorithm: e.trace.algorithm });
-  };
-  e.addEventListener('trace', onTrace);
-  if (!e.setPreset(name)) reject(new Error(`no preset ${name}`));
-}), name);
-
-test('the page\'s estimate of every preset is its trace\'s cost (a bound where the work depends on the numbers)', async () => {
-  const names = await page.evaluate(() => document.querySelector('attention-playground').presets.map((p) => p.name));
-  assert.ok(names.length >= 30, `${names.length} presets`);
-  let exact = 0;
-  for (const name of names) {
-    const { estimate, cost, algorithm } = await preset(name);
-    assert.ok(estimate, `${name}: no estimate`);
-    if (estimate.exact) {
-      assert.deepEqual(estimate.cost, cost, `${name} (${algorithm})`);
-      exact++;
-    } else {
-      // the buckets, the .squeeze() union, a training: docs/semantics.md, "Estimates"
-      assert.ok(['lsh', 'prob', 'bahdanau'].includes(algorithm), `${name}: ${algorithm} estimated inexactly`);
-    }
-  }
-  assert.ok(exact >= names.length - 6, `${exact} of ${names.length} exact`);
-  assert.deepEqual(problems, []);
-});
 
 test('flash at L_K = 32: the key blocks are the trace\'s block_k (64: one block of all 32 keys), and a given block_k', async () => {
   const s = { algorithm: 'flash', q: seededTensor(32, 2, 1), k: seededTensor(32, 2, 2), v: seededTensor(32, 2, 3) };

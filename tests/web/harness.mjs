@@ -50,6 +50,17 @@ export async function launch(options = {}) {
   const context = await chromium.launchPersistentContext(userDir, {
     executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
   });
+  const { page, problems } = await watched(context);
+  const close = async () => {
+    await context.close();
+    server.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  };
+  return { page, base, problems, close };
+}
+
+/** The init scripts and the watch of launch, on `context`: its page and the problems it reports. */
+async function watched(context) {
   await context.addInitScript(PAGE_JSON);
   // Playwright's 30 s default: a 1 MB link's load took longer on a 2-core machine at load 15-20
   context.setDefaultTimeout(60000);
@@ -61,12 +72,30 @@ export async function launch(options = {}) {
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  const close = async () => {
-    await context.close();
-    server.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
+  return { page, problems };
+}
+
+/** One server and one Chromium for several fresh browsers (a suite that needs a browser per case,
+ * each remembering nothing: prefs.test): `open(options)` gives what launch gives, in a new context of
+ * its own (its own storage, `options` its context options); `close()` ends them all. A Chromium
+ * started once, not per case. */
+export async function launchShared() {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
+  const server = createServer(dist);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return {
+    async open(options = {}) {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...options });
+      const { page, problems } = await watched(context);
+      return { page, base, problems, close: () => context.close() };
+    },
+    async close() {
+      await browser.close();
+      server.close();
+    },
   };
-  return { page, base, problems, close };
 }
 
 /** A fresh load of `url` (never a same-document hash change), once the element has a trace. */

@@ -2,17 +2,15 @@
 // `&theme=dark`) and come back from it; the reader's choice is remembered (localStorage); a zh-*
 // browser opens in Chinese; under a dark system scheme index.html is dark (theme auto), with a
 // light / dark / auto switch beside the language's. Headless Chromium against dist/.
-import { test, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl, settle } from './harness.mjs';
+import { launchShared, openUrl, settle } from './harness.mjs';
 
-const browsers = [];
-after(async () => { for (const b of browsers) await b.close(); });
-async function browser(options = {}) {
-  const b = await launch(options);
-  browsers.push(b);
-  return b;
-}
+// a fresh browser per case (nothing remembered): a context of its own in one Chromium
+let shared;
+before(async () => { shared = await launchShared(); });
+after(async () => { await shared?.close(); });
+const browser = (options = {}) => shared.open(options);
 
 const el = (page) => page.locator('attention-playground').first();
 const attrs = (page) => page.evaluate(() => {
