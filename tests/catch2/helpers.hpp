@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../../core/mask.hpp"
 #include "../../core/rng.hpp"
 #include "../../core/scenario/presets.hpp"
 #include "../../core/scenario/scenario.hpp"
@@ -92,6 +93,18 @@ inline json random_qkv(const std::string& algorithm, unsigned seed, std::size_t 
   s["v"] = random_nested(rng, {B, L_K ? L_K : L_Q, H, D});
   s.update(extra);
   return s;
+}
+
+/** A structured mask (local, atrous, strided, causal, ...) with its sizes. */
+inline Mask structured_mask(MaskKind kind, std::int64_t window = 0, std::int64_t dilation = 1, std::int64_t stride = 1,
+                            bool causal = false) {
+  Mask m;
+  m.kind = kind;
+  m.window = window;
+  m.dilation = dilation;
+  m.stride = stride;
+  m.causal = causal;
+  return m;
 }
 
 }  // namespace attnplay::testing

@@ -206,20 +206,6 @@ TEST_CASE("bad input names the field") {
 
 // ---- sparse masks computed sparsely (seed 002): only the allowed pairs ----------------------
 
-namespace {
-
-Mask structured_mask(MaskKind kind, std::int64_t window, std::int64_t dilation, std::int64_t stride, bool causal) {
-  Mask m;
-  m.kind = kind;
-  m.window = window;
-  m.dilation = dilation;
-  m.stride = stride;
-  m.causal = causal;
-  return m;
-}
-
-}  // namespace
-
 TEST_CASE("allowed_keys lists exactly the keys the mask allows, ascending") {
   std::vector<std::uint32_t> keys;
   for (const MaskKind kind : {MaskKind::none, MaskKind::causal, MaskKind::local, MaskKind::atrous, MaskKind::strided})

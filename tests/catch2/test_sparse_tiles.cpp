@@ -37,14 +37,9 @@ Tensor random_tensor(Rng& rng, std::size_t B, std::size_t L, std::size_t H, std:
   return t;
 }
 
+/** A mask whose step is its dilation (atrous) and its stride (strided). */
 Mask make_mask(MaskKind kind, std::int64_t window = 0, std::int64_t step = 1, bool causal = false) {
-  Mask m;
-  m.kind = kind;
-  m.window = window;
-  m.dilation = step;
-  m.stride = step;
-  m.causal = causal;
-  return m;
+  return structured_mask(kind, window, step, step, causal);
 }
 
 // The structured masks the tiles take, for L_Q x L_K (valid_lens sized for B = 2).
