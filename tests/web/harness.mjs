@@ -161,18 +161,19 @@ async function elementValue(page, field) {
 export const scenarioOf = (page) => elementValue(page, 'scenario');
 export const traceOf = (page) => elementValue(page, 'trace');
 
-/** The link (`#z=`, deflate-raw) once it holds the first element's scenario: the URL is written
- * after a 300 ms pause in the edits (url-sync.ts), so a `#z=` already there may be an earlier
- * edit's. Returns the address and the scenario it carries. */
-export async function linkedScenario(page, timeout = 30000) {
-  const want = JSON.stringify(await scenarioOf(page));
+/** The link (`#z=`, deflate-raw) once it holds `scenario` (by default the first element's): the URL
+ * is written after a 300 ms pause in the edits (url-sync.ts), so a `#z=` already there may be an
+ * earlier edit's. The browser's deflate may differ from zlib's byte for byte: what it inflates to
+ * is compared. Returns the address, its hash and the scenario it carries. */
+export async function linkedScenario(page, scenario = null, timeout = 30000) {
+  const want = JSON.stringify(scenario ?? await scenarioOf(page));
   const until = Date.now() + timeout;
   for (;;) {
     const href = await page.evaluate(() => location.href);
     const hash = new URL(href).hash;
     if (hash.startsWith('#z=')) {
       const text = zlib.inflateRawSync(Buffer.from(hash.slice('#z='.length).split('&')[0], 'base64url')).toString();
-      if (JSON.stringify(JSON.parse(text)) === want) return { href, scenario: JSON.parse(text) };
+      if (JSON.stringify(JSON.parse(text)) === want) return { href, hash, scenario: JSON.parse(text) };
     }
     if (Date.now() > until) throw new Error(`the link does not hold the scenario after ${timeout} ms (hash ${hash.slice(0, 40)}...)`);
     await new Promise((r) => setTimeout(r, 100));

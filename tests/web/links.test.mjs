@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { load } from '../../wasm/attnplay.mjs';
-import { launch, openUrl, scenarioOf, settle, traceOf } from './harness.mjs';
+import { launch, linkedScenario, openUrl, scenarioOf, settle, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 
@@ -33,17 +33,8 @@ function decodeHash(h) {
   return { preset: params.get('preset') };
 }
 
-/** Waits until the hash is a `#z=` link of `scenario`. */
-async function waitForZ(scenario) {
-  const want = zOf(scenario);
-  // the browser's deflate may differ from zlib's byte for byte: compare what it inflates to
-  for (let i = 0; i < 100; i++) {
-    const h = await hash();
-    if (h.startsWith('#z=') && JSON.stringify(decodeHash(h)) === JSON.stringify(scenario)) return h;
-    await page.waitForTimeout(50);
-  }
-  assert.fail(`the hash never held the scenario as #z= (${(await hash()).slice(0, 80)}; wanted like ${want.slice(0, 80)})`);
-}
+/** Waits until the hash is a `#z=` link of `scenario`; returns the hash. */
+const waitForZ = async (scenario) => (await linkedScenario(page, scenario)).hash;
 
 async function noNaN() {
   const text = await el().evaluate((e) => e.shadowRoot.textContent);
