@@ -52,7 +52,13 @@ export const rangeText = (lang: Lang, [lo, hi]: [number, number]): string => `${
 interface Shown { key: string; ticks: HTMLElement[]; scale: HTMLElement | null; range: HTMLElement | null }
 const SHOWN = new WeakMap<Element, Shown>();
 
-const setText = (el: HTMLElement | null, text: string) => { if (el && el.textContent !== text) el.textContent = text; };
+// a lone text node's data rewritten rather than the node replaced: its layout object stays
+const setText = (el: HTMLElement | null, text: string) => {
+  if (!el || el.textContent === text) return;
+  const only = el.firstChild;
+  if (only instanceof Text && only === el.lastChild) only.data = text;
+  else el.textContent = text;
+};
 
 /** Fills `box` (a map's div.map-legend) for the map `o` as drawn (`compact`: on a canvas). Its
  * scale is colors.ts's, as the map's: the legend imports nothing of the maps' (no import cycle). */

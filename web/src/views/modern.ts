@@ -297,8 +297,10 @@ export function modernFor(host: ViewHost, trace: Trace): HTMLElement | null {
   const L_K = trace.shapes?.k?.[1] ?? 1;
   const trained = state.trained > 0 ? Math.min(state.trained, L_K) : defaultTrained(L_K);
   const onTrained = (n: number) => { state.trained = n; host.redraw(); host.refocus('alibi.trained'); };
-  // a named deep dive of its own (layout.ts section(): data-field and its h3)
-  return host.memo('modern', [trace, session.b, session.h, lang, trained], () => h('div', { class: 'modern-view', dataset: { view: 'modern', field: 'modern-view' } },
+  // a named deep dive of its own (layout.ts section(): data-field and its h3). Built anew, not kept
+  // (host.memo): each edit's trace is new, and a kept view would be replaced whole (300 nodes and
+  // their maps drawn again, garbage for the next GC) where the patch updates its cells in place
+  return h('div', { class: 'modern-view', dataset: { view: 'modern', field: 'modern-view' } },
     h('h3', { text: TITLE[lang] }),
-    gqa(trace, lang), rope(trace, s, lang), alibi(trace, lang, session.b, trained, onTrained), sinks(trace, s, session.b, session.h, lang)));
+    gqa(trace, lang), rope(trace, s, lang), alibi(trace, lang, session.b, trained, onTrained), sinks(trace, s, session.b, session.h, lang));
 }

@@ -77,7 +77,9 @@ export function weightsPanel(o: WeightsOptions): HTMLElement | null {
   const own = s.weights !== null && typeof s.weights === 'object' ? s.weights as Scenario : null;
   const drawn = o.trace?.algorithm === s.algorithm ? o.trace : null;
   const valueOf = (name: string) => (own ? own[name] : drawn ? nested(drawnWeight(drawn, spec.group, name) as never) : undefined);
-  const names = spec.names.filter((name) => valueOf(name) !== undefined);
+  // which weights there are, without reading them: a drawn weight is nested when first read
+  // (wasm/attnplay.mjs), and a closed panel reads none (d2l-multihead: 40,000 numbers an edit)
+  const names = spec.names.filter((name) => (own ? own[name] !== undefined : drawn ? hasWeight(drawn, spec.group, name) : false));
   const body: HTMLElement[] = [];
   for (const name of o.open ? names : []) {
     const key = `weights.${name}`;
@@ -102,6 +104,14 @@ const at0 = (x: unknown) => (Array.isArray(x) ? x[0] : undefined);
 function drawnWeight(trace: Trace, group: string | undefined, name: string): unknown {
   const g = group ? trace[group] : trace;
   return g !== null && typeof g === 'object' ? (g as Record<string, unknown>)[name] : undefined;
+}
+
+/** Whether the trace has the weight `name` (drawnWeight's), its value left unread. */
+function hasWeight(trace: Trace, group: string | undefined, name: string): boolean {
+  const g = group ? trace[group] : trace;
+  if (g === null || typeof g !== 'object') return false;
+  const d = Object.getOwnPropertyDescriptor(g, name);
+  return d !== undefined && (d.get !== undefined || d.value !== undefined);
 }
 
 /** Whether each session's weights are open. */
