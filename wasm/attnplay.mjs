@@ -155,8 +155,10 @@ export function api(core) {
     },
     // a seeded draw's numbers (SPEC §2), as the core's readers draw them: {shape, data: Float64Array};
     // `field` names it in errors ("q" -> "q.random: expected one of ...")
-    draw: (spec, field = 'draw') => {
-      const reply = JSON.parse(core.draw(JSON.stringify(spec), field));
+    // `rows` [start, end): those rows of axis 1 only (a split run's query rows), the same numbers
+    draw: (spec, field = 'draw', rows) => {
+      const text = JSON.stringify(spec);
+      const reply = JSON.parse(rows ? core.drawRows(text, field, rows[0], rows[1]) : core.draw(text, field));
       if (reply.error !== undefined) throw inputError(reply.field, reply.error);
       const data = core.outputBuffer(0).slice();
       core.releaseOutputs();

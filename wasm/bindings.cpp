@@ -14,6 +14,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include "../core/scenario/draws.hpp"
 #include "../core/scenario/presets.hpp"
 #include "../core/scenario/scenario.hpp"
 
@@ -130,6 +131,29 @@ std::string draw(const std::string& spec_text, const std::string& field) {
     return error_json(field + ": out of memory (too large for the browser)", field);
   }
 }
+
+// Rows [start, end) of axis 1 of a seeded draw (a split run's query rows, web/src/worker/split.ts),
+// bit for bit those rows of draw()'s numbers: replies as draw().
+std::string draw_rows(const std::string& spec_text, const std::string& field, double start, double end) {
+  try {
+    attnplay::OutputBuffers().swap(g_outputs);
+    const auto spec = attnplay::parse_scenario_text(spec_text);
+    if (!spec.is_object() || !spec.contains("random"))
+      throw attnplay::InputError(field, "expected a draw {\"shape\", \"random\", \"seed\", \"scale\"}");
+    if (!(start >= 0 && end >= start && end <= 9007199254740992.0))
+      throw attnplay::InputError(field, "rows: expected 0 <= start <= end");
+    const std::size_t rank = spec.contains("shape") && spec["shape"].is_array() ? spec["shape"].size() : 0;
+    const std::vector<attnplay::Dim> dims(std::max<std::size_t>(rank, 1), attnplay::Dim::any("size"));
+    g_outputs.push_back(attnplay::read_draw_rows(spec, field, dims, static_cast<std::size_t>(start), static_cast<std::size_t>(end)));
+    const auto& shape = g_outputs[0].shape();
+    return attnplay::json{{"shape", std::vector<std::size_t>(shape.begin(), shape.end())}}.dump();
+  } catch (const attnplay::InputError& e) {
+    return error_json(e.what(), e.field);
+  } catch (const std::bad_alloc&) {
+    attnplay::OutputBuffers().swap(g_outputs);
+    return error_json(field + ": out of memory (too large for the browser)", field);
+  }
+}
 #endif
 
 #ifdef ATTNPLAY_FIRST_LOAD
@@ -153,6 +177,7 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("releaseOutputs", &release_outputs);
 #ifndef ATTNPLAY_FIRST_LOAD
   emscripten::function("draw", &draw);
+  emscripten::function("drawRows", &draw_rows);
 #endif
   emscripten::function("presets", &presets_json);
   emscripten::function("algorithms", &algorithms_json);

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../rng.hpp"
+#include "../seeded_draw.hpp"
 
 namespace attnplay {
 
@@ -35,16 +35,12 @@ Draw parse_draw(const json& value, const std::string& path, const std::vector<Di
   return d;
 }
 
-// normal: scale * Rng::normal() (Box-Muller); uniform: Rng::uniform(-scale, scale), on [-scale, scale).
+// normal: scale * Rng::normal() (Box-Muller); uniform: Rng::uniform(-scale, scale), on [-scale, scale)
+// (core/seeded_draw.hpp).
 Tensor read_draw(const json& value, const std::string& path, const std::vector<Dim>& dims) {
   const Draw d = parse_draw(value, path, dims);
   Tensor t = Tensor::from_shape(d.shape);
-  Rng rng(d.seed, static_cast<RngStream>(4));  // the draws' own stream, after samples, weights and data
-  double* x = t.data();
-  if (d.normal)
-    for (std::size_t i = 0; i < t.size(); ++i) x[i] = d.scale * rng.normal();
-  else
-    for (std::size_t i = 0; i < t.size(); ++i) x[i] = rng.uniform(-d.scale, d.scale);
+  fill_seeded({d.seed, d.normal, d.scale}, 0, t.size(), t.data());
   return t;
 }
 
@@ -55,5 +51,22 @@ Shape draw_shape(const json& value, const std::string& path, const std::vector<D
 }  // namespace
 
 const DrawReader draws{read_draw, draw_shape};
+
+Tensor read_draw_rows(const json& value, const std::string& path, const std::vector<Dim>& dims, std::size_t start, std::size_t end) {
+  const Draw d = parse_draw(value, path, dims);
+  if (d.shape.size() < 2) throw InputError(path + ".shape", "rows of a draw need at least 2 dimensions");
+  if (start > end || end > d.shape[1])
+    throw InputError(path, "rows [" + std::to_string(start) + ", " + std::to_string(end) + ") outside the draw's " +
+                               std::to_string(d.shape[1]) + " rows");
+  std::size_t row = 1;  // numbers per row of axis 1
+  for (std::size_t i = 2; i < d.shape.size(); ++i) row *= d.shape[i];
+  Shape shape = d.shape;
+  shape[1] = end - start;
+  Tensor t = Tensor::from_shape(shape);
+  const std::size_t n = (end - start) * row;
+  for (std::size_t b = 0; b < d.shape[0]; ++b)
+    fill_seeded({d.seed, d.normal, d.scale}, (b * d.shape[1] + start) * row, n, t.data() + b * n);
+  return t;
+}
 
 }  // namespace attnplay

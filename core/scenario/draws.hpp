@@ -22,4 +22,9 @@ struct DrawReader {
 extern const DrawReader draws;         // draws.cpp's
 extern const DrawReader* draw_reader;  // &draws where the registry linked it; null in the first-load module
 
+// Rows [start, end) of axis 1 of a draw (q's L of (B, L, H, E)), bit for bit those rows of the
+// whole draw (core/seeded_draw.hpp: the generator skips to them): a split run's worker draws its
+// own query rows (web/src/worker/split.ts). Errors as read()'s; rows past the shape name `path`.
+Tensor read_draw_rows(const json& value, const std::string& path, const std::vector<Dim>& dims, std::size_t start, std::size_t end);
+
 }  // namespace attnplay

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "../../core/scenario/draws.hpp"
 #include "../../core/scenario/presets.hpp"
 
 using namespace attnplay;
@@ -175,4 +176,36 @@ TEST_CASE("draws: L = 4096 from a few bytes of scenario, at trace context") {
   const json t = run_scenario(s);
   CHECK(t["shapes"]["context"] == json({1, 4096, 1, 16}));
   CHECK(t["cost"]["dot_products"] == 4096.0 * 4096.0);
+}
+
+// seeded3 (issue 18): a split run's worker draws its own rows (core/seeded_draw.hpp skips the
+// generator to them); they are the whole draw's rows, bit for bit.
+TEST_CASE("draws: rows of a draw are the whole draw's rows, bit for bit") {
+  for (const bool normal : {true, false}) {
+    const std::vector<std::size_t> shape{2, 37, 3, 5};
+    const json spec = draw(shape, normal ? "normal" : "uniform", 12345, 0.5);
+    const std::vector<Dim> dims(4, Dim::any("size"));
+    const Tensor whole = read_tensor(spec, "q", dims, nullptr);
+    const std::size_t row = 3 * 5;
+    for (const auto [start, end] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 37}, {0, 18}, {18, 37}, {5, 6}, {36, 37}, {7, 7}}) {
+      const Tensor part = read_draw_rows(spec, "q", dims, start, end);
+      REQUIRE(part.shape() == Shape{2, end - start, 3, 5});
+      for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t i = 0; i < (end - start) * row; ++i)
+          REQUIRE(part.data()[b * (end - start) * row + i] == whole.data()[(b * 37 + start) * row + i]);
+    }
+  }
+  // from far into the stream: row 60,000 of a normal draw of 64 per row (number 3,840,000)
+  {
+    const std::vector<Dim> dims3(3, Dim::any("size"));
+    const json big = draw({1, 65536, 64}, "normal", 9);
+    Rng rng(9, static_cast<RngStream>(4));
+    for (int i = 0; i < 2 * 3840000; ++i) rng.next();
+    REQUIRE(read_draw_rows(big, "q", dims3, 60000, 60001).data()[0] == rng.normal());
+  }
+  // rows past the draw name the field
+  const json spec = draw({1, 8, 1, 4}, "normal", 1);
+  const std::vector<Dim> dims(4, Dim::any("size"));
+  REQUIRE_THROWS_WITH(read_draw_rows(spec, "q", dims, 4, 9), Catch::Contains("rows [4, 9) outside the draw's 8 rows"));
+  REQUIRE_THROWS_WITH(read_draw_rows(spec, "q", dims, 5, 4), Catch::Contains("outside"));
 }

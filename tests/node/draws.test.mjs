@@ -100,3 +100,20 @@ test('the page\'s first-load module has no draws: it refuses one as a tensor wit
   assert.throws(() => first.draw(draw([2], 'normal', 1)), /not a function|draw/);
   assert.ok(first.run({ ...scenarios.full, ...Object.fromEntries(['q', 'k', 'v'].map((n) => [n, wasm.draw(scenarios.full[n])])) }).context);
 });
+
+// seeded3 (issue 18): a split run's worker draws its own query rows (drawRows skips the generator)
+test('draw(spec, field, rows): rows [start, end) of axis 1, bit for bit those of the whole draw; rows past it name the field', () => {
+  for (const random of ['normal', 'uniform']) {
+    const spec = draw([2, 33, 2, 3], random, 77, 0.5);
+    const whole = wasm.draw(spec, 'q');
+    for (const [a, b] of [[0, 33], [0, 16], [16, 33], [7, 8], [32, 33], [5, 5]]) {
+      const part = wasm.draw(spec, 'q', [a, b]);
+      assert.deepEqual(part.shape, [2, b - a, 2, 3]);
+      const want = new Float64Array(2 * (b - a) * 6);
+      for (let i = 0; i < 2; i++) want.set(whole.data.subarray((i * 33 + a) * 6, (i * 33 + b) * 6), i * (b - a) * 6);
+      assert.deepEqual(part.data, want, `${random} rows [${a}, ${b})`);
+    }
+  }
+  assert.throws(() => wasm.draw(draw([1, 8, 1, 4], 'normal', 1), 'q', [4, 9]), (e) => e.field === 'q' && /rows \[4, 9\) outside the draw's 8 rows/.test(e.message));
+  assert.throws(() => wasm.draw(draw([8], 'normal', 1), 'q', [0, 1]), (e) => e.field === 'q.shape');
+});

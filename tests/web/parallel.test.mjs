@@ -158,12 +158,13 @@ test('a long run\'s trace comes back typed and transferred; its maps are canvase
   assert.deepEqual(problems, []);
 });
 
-test('a seeded run splits too: each worker draws its own inputs, the same trace with 1 and 2 workers as node\'s whole run; only the draws are posted', async () => {
+test('a seeded run splits too: each worker draws its own inputs (q: its own rows), the same trace with 1, 2 and 3 workers as node\'s whole run; only the draws are posted', async () => {
   await openUrl(page, `${base}#preset=softmax-toy`);
   const draw = (seed) => ({ shape: [1, 1024, 1, 16], random: 'normal', seed });
   const s = { algorithm: 'full', q: draw(5), k: draw(6), v: draw(7), scale: 0.3 };
   await page.evaluate(() => { window.__first = undefined; });
-  for (const n of [1, 2]) {
+  const want = wasm.run(s, { typed: true });
+  for (const n of [1, 2, 3]) {
     await setCores(n);
     if (n === 2) {
       // two workers started (kept idle), then each records the scenario of the parts it is sent
@@ -185,6 +186,11 @@ test('a seeded run splits too: each worker draws its own inputs, the same trace 
       for (const size of parts) assert.ok(size < 1000, `a part's scenario is its draws (${size} characters of JSON)`);
     }
     const got = await compareTrace();
+    // each worker drew its own query rows (3 workers: rows from 341 and 683, the generator skipped
+    // to them): the context is node's whole run's, bit for bit
+    const context = await page.evaluate(() => Array.from(document.querySelector('attention-playground').trace[Symbol.for('attnplay.typed')].context.data));
+    assert.equal(context.length, 1024 * 16);
+    assert.ok(context.every((x, i) => x === want.context.data[i]), `${n} workers: the context bit for bit`);
     assert.ok(got.rest, `${n} workers: cost, shapes, warnings and the rest equal (${got.restText})`);
     for (const [field, { worst, same }] of Object.entries(got.fields)) {
       assert.ok(same, `${field}: shape and kind`);
@@ -192,7 +198,6 @@ test('a seeded run splits too: each worker draws its own inputs, the same trace 
     }
   }
   // the first (one worker) against the scenario run whole in node: the same draws, the same numbers
-  const want = wasm.run(s, { typed: true });
   const first = await page.evaluate(() => {
     const t = window.__first.typed;
     const pick = (p, at) => at.map((i) => p.data[i]);

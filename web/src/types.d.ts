@@ -39,8 +39,9 @@ declare module '*/wasm/attnplay.mjs' {
     /** The scenario's estimate from its shapes (tensors may be {shape} without data); throws as run() does. */
     estimate(scenario: object): EstimateRecord;
     presets(): PresetRecord[];
-    /** A seeded draw's numbers (SPEC §2) as the core's readers draw them; throws naming `field`'s keys. */
-    draw(spec: object, field?: string): { shape: number[]; data: Float64Array };
+    /** A seeded draw's numbers (SPEC §2) as the core's readers draw them; throws naming `field`'s keys.
+     * `rows` [start, end): rows of axis 1 only (a split run's query rows), bit for bit the whole draw's. */
+    draw(spec: object, field?: string, rows?: [number, number]): { shape: number[]; data: Float64Array };
     /** The registry's entries (a core built before the registry lists bare names). */
     algorithms(): (AlgorithmRecord | string)[];
   }

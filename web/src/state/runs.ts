@@ -93,8 +93,10 @@ export class BackgroundRuns {
   /** Without runners, nothing runs off the main thread (no sweep; training and long runs on the page). */
   constructor(runners: Runners | null) {
     this.#sweeper = runners && ((job, onProgress) => after(runners.sweep(), (m) => m.runBatch(job, onProgress)));
-    this.background = runners && ((request, onProgress, onMode) =>
-      after(runners.background(), (m) => m.runInBackground(request, onProgress, onMode)));
+    // once its chunk is loaded, a run starts in the call (a split run of draws is posted before the page draws)
+    let loaded: { runInBackground: BackgroundRunner } | null = null;
+    this.background = runners && ((request, onProgress, onMode) => (loaded ? loaded.runInBackground(request, onProgress, onMode)
+      : after(runners.background().then((m) => (loaded = m)), (m) => m.runInBackground(request, onProgress, onMode))));
   }
 
   // ---- the Performer sweep ----

@@ -10,10 +10,10 @@
 // of `full` without a mask is split by query rows across one worker per core (split.ts), its
 // progress the fraction of rows done. No DOM.
 import { cancellable, cancelledError, type Cancellable, type Stoppable } from './cancel';
-import { getEngine, type Outcome, type RunProgress, type Scenario } from '../engine/compute';
+import { getEngine, isDraw, type Outcome, type RunProgress, type Scenario } from '../engine/compute';
 import { runRequest, type BackgroundRequest, type BackgroundResult } from '../engine/batch';
 import type { FromWorker, ToWorker } from './protocol';
-import { acquire, cores, release } from './pool';
+import { acquire, cores, release, takeIdle } from './pool';
 import { typedTensor, withTypedInputs } from '../engine/typed';
 import { lazyTrace } from './packed';
 import { splitPlan, stitch } from './split';
@@ -28,6 +28,13 @@ export type BackgroundRunner = (request: BackgroundRequest, onProgress: RunProgr
 let nextId = 1;
 
 export const runInBackground: BackgroundRunner = (request, onProgress, onMode) => cancellable(async (stopped, hold) => {
+  // a split run whose q, k, v are seeded draws (or typed) has nothing to copy: posted at once, in
+  // the edit's task, before the page draws (issue 18: the workers start while the page renders)
+  const direct = request.progress || request.beside?.length ? null : splitPlan(request.scenario, cores());
+  if (direct) {
+    const split = await runSplit(request.scenario, direct, stopped, hold, onProgress, onMode);
+    if (split) return split;
+  }
   // a task of its own, after the edit's (issue 18, part 4: no main-thread task over 50 ms): the
   // typed copies of a large scenario's inputs and their posting are not added to the edit's work
   const pause = () => new Promise((r) => setTimeout(r, 0));
@@ -42,7 +49,7 @@ export const runInBackground: BackgroundRunner = (request, onProgress, onMode) =
     if (stopped()) throw cancelledError();
   }
   const typed: BackgroundRequest = { ...request, scenario: withTypedInputs(request.scenario), beside: request.beside?.map(withTypedInputs) };
-  const plan = request.progress || request.beside?.length ? null : splitPlan(typed.scenario, cores());
+  const plan = direct || request.progress || request.beside?.length ? null : splitPlan(typed.scenario, cores());
   if (plan) {
     const split = await runSplit(typed.scenario, plan, stopped, hold, onProgress, onMode);
     if (split) return split;
@@ -96,7 +103,9 @@ const lazyOutcome = (o: Outcome): Outcome => (o.ok ? { ok: true, trace: lazyTrac
  * does not stitch): the caller then runs it whole, in one worker, whose error names the field. */
 async function runSplit(s: Scenario, plan: [number, number][], stopped: () => boolean, hold: (w: Stoppable | null) => void,
   onProgress: RunProgress, onMode?: (mode: BackgroundResult['mode']) => void): Promise<BackgroundResult | null> {
-  const started = await Promise.all(plan.map(() => acquire()));
+  // the idle workers at once (no await: a run of draws is posted in the edit's task), else started
+  const ready = takeIdle(plan.length);
+  const started = ready ?? await Promise.all(plan.map(() => acquire()));
   const workers = started.filter((w): w is Worker => w !== null);
   if (stopped()) {
     workers.forEach(release);
@@ -107,13 +116,25 @@ async function runSplit(s: Scenario, plan: [number, number][], stopped: () => bo
     return null;
   }
   hold({ terminate: () => workers.forEach((w) => w.terminate()) });
-  onMode?.('worker');
+  // told after the edit's own work when posted within it (the status line is drawn by that work)
+  if (ready) queueMicrotask(() => { if (!stopped()) onMode?.('worker'); });
+  else onMode?.('worker');
   const id = nextId++;
   const L = plan[plan.length - 1][1];
   let rows = 0;
   const t0 = performance.now();
   const listeners: (() => void)[] = [];
   const blocks: { rows: [number, number]; trace: Record<string, unknown> }[] = [];
+  // a seeded k or v: each worker draws its share of the rows and sends it to the others (a port per pair)
+  const share = [s.k, s.v].some(isDraw);
+  const ports: (MessagePort | null)[][] = workers.map(() => workers.map(() => null));
+  for (let i = 0; share && i < workers.length; i++) {
+    for (let j = i + 1; j < workers.length; j++) {
+      const c = new MessageChannel();
+      ports[i][j] = c.port1;
+      ports[j][i] = c.port2;
+    }
+  }
   const parts = Promise.all(workers.map((w, k) => new Promise<void>((resolve, reject) => {
     const onMessage = (e: MessageEvent<FromWorker>) => {
       const m = e.data;
@@ -130,9 +151,10 @@ async function runSplit(s: Scenario, plan: [number, number][], stopped: () => bo
     w.addEventListener('error', onError);
     listeners.push(() => { w.removeEventListener('message', onMessage); w.removeEventListener('error', onError); });
     const [start, end] = plan[k];
-    // a block of at least 512 rows at a time (at most 4 per worker), each reported as it is done
-    const n = Math.max(1, Math.min(4, Math.floor((end - start) / 512)));
-    w.postMessage({ type: 'part', id, scenario: s, rows: [start, end], blocks: n } satisfies ToWorker);
+    // a block of at least 512 rows at a time (at most 2 per worker), each reported as it is done
+    const n = Math.max(1, Math.min(2, Math.floor((end - start) / 512)));
+    w.postMessage({ type: 'part', id, scenario: s, rows: [start, end], blocks: n, ...(share ? { index: k, peers: ports[k] } : {}) } satisfies ToWorker,
+      ports[k].filter((p): p is MessagePort => p !== null));
   })));
   try {
     await parts;

@@ -46,6 +46,12 @@ export async function acquire(): Promise<Worker | null> {
   return w;
 }
 
+/** `n` idle workers at once (each has compiled its module), or null where fewer are idle: a split
+ * run of seeded draws is posted in the edit's own task (background.ts). */
+export function takeIdle(n: number): Worker[] | null {
+  return idle.length >= n ? idle.splice(idle.length - n, n) : null;
+}
+
 /** A worker done with its work: kept idle (one per core at most), else ended. */
 export function release(w: Worker): void {
   if (idle.length >= cores()) w.terminate();

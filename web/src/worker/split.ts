@@ -38,11 +38,29 @@ export function splitPlan(s: Scenario, workers: number): [number, number][] | nu
 
 /** In a worker: q, k and v typed, a seeded draw drawn by `draw` (the core's draw(): its numbers
  * are the ones the run would draw, bit for bit, docs/semantics.md "seeded tensor draws"), so a
- * seeded run is posted as the tiny scenario it is and each worker draws its own inputs. */
+ * seeded run is posted as the tiny scenario it is and each worker draws its own inputs: k and v
+ * whole, q its own rows only (worker.ts: the core's draw of rows skips the generator to them). */
 export function drawInputs(s: Scenario, draw: (spec: Scenario, field: string) => TypedTensor): Scenario {
   const out = { ...s };
   for (const f of ['q', 'k', 'v']) if (isDraw(out[f])) out[f] = draw(out[f] as Scenario, f);
   return out;
+}
+
+/** Worker `i`'s share [start, end) of L rows among `n` (as splitPlan splits the query rows): the
+ * rows of a seeded k or v it draws and posts to the others (worker.ts), so that each draws 1/n of
+ * k and v rather than the whole (issue 18). */
+export const shareRows = (L: number, n: number, i: number): [number, number] => [Math.round((i * L) / n), Math.round(((i + 1) * L) / n)];
+
+/** Blocks of rows of a (B, rows, H, E) tensor, each `t` starting at row `start`, as the (B, L, H, E)
+ * tensor they cover (shareRows' shares, from every worker). */
+export function joinRows(parts: { start: number; t: TypedTensor }[], L: number): TypedTensor {
+  const [B, , H, E] = parts[0].t.shape, row = H * E;
+  const data = new Float64Array(B * L * row);
+  for (const { start, t } of parts) {
+    const n = t.shape[1];
+    for (let b = 0; b < B; b++) data.set(t.data.subarray(b * n * row, (b + 1) * n * row), (b * L + start) * row);
+  }
+  return { shape: [B, L, H, E], data };
 }
 
 /** Rows [start, end) of a typed (B, L, H, E) tensor. */

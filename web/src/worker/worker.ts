@@ -1,13 +1,13 @@
 // The Web Worker of sweep.ts (batches) and background.ts (one scenario: a training, a long run):
 // loads the WASM core (through engine/compute.ts) and runs what it is sent, posting progress (a batch's
 // every 50 ms, a training's after each epoch). Work is cancelled by terminating the worker. No DOM.
-import { getEngine, type Engine, type Outcome, type RunProgress, type Scenario, type TypedTensor } from '../engine/compute';
+import { getEngine, isDraw, type Engine, type Outcome, type RunProgress, type Scenario, type TypedTensor } from '../engine/compute';
 import { runVariant, type BatchValue } from '../engine/batch';
 import { runTyped, withTypedInputs } from '../engine/typed';
 import { load } from '../../../wasm/attnplay.mjs';
 import type { FromWorker, ToWorker } from './protocol';
 import { packTrace } from './packed';
-import { drawInputs, sliceRows } from './split';
+import { drawInputs, joinRows, shareRows, sliceRows } from './split';
 
 // The core refuses a run above its work budget (`max_flops`, about a second: docs/semantics.md
 // "Work budget"), the guard of a call nobody can stop. A run here can be stopped (cancel
@@ -31,6 +31,32 @@ function runPacked(engine: Engine, core: Core, s: Scenario, transfer: ArrayBuffe
   const packed = packTrace(trace, big);
   transfer.push(...packed.transfer);
   return { ok: true, trace: packed.trace as never };
+}
+
+/** A split run's seeded k and v, whole: this worker's share of their rows drawn (split.ts shareRows)
+ * and posted to every other worker of the run, theirs received; bit for bit the whole draws (the
+ * core's draw of rows). A peer that fails leaves this waiting: the page then ends every worker. */
+async function shared(core: Core, s: Scenario, index: number, peers: (MessagePort | null)[]): Promise<Record<string, TypedTensor>> {
+  const fields = ['k', 'v'].filter((f) => isDraw(s[f]));
+  const n = peers.length;
+  const parts: Record<string, { start: number; t: TypedTensor }[]> = Object.fromEntries(fields.map((f) => [f, []]));
+  const received = Promise.all(peers.map((port) => port && new Promise<void>((resolve) => {
+    let left = fields.length;
+    port.onmessage = (e: MessageEvent<{ field: string; start: number; t: TypedTensor }>) => {
+      parts[e.data.field].push({ start: e.data.start, t: e.data.t });
+      if (--left === 0) { port.close(); resolve(); }
+    };
+  })));
+  const L: Record<string, number> = {};
+  for (const f of fields) {
+    L[f] = (s[f] as { shape: number[] }).shape[1];
+    const [start, end] = shareRows(L[f], n, index);
+    const t = core.draw(s[f] as Scenario, f, [start, end]) as TypedTensor;
+    for (const port of peers) port?.postMessage({ field: f, start, t });
+    parts[f].push({ start, t });
+  }
+  await received;
+  return Object.fromEntries(fields.map((f) => [f, joinRows(parts[f], L[f])]));
 }
 
 const scope = self as unknown as {
@@ -65,20 +91,24 @@ const start = (wasmUrl: string) => getEngine({ wasmUrl }).then(async (engine) =>
       return;
     }
     if (event.data.type === 'part') {  // rows of a split run (background.ts, split.ts): block by block, each posted as it is done
-      const { id, rows: [start, end], blocks } = event.data;
-      try {
-        const s = drawInputs(lifted(event.data.scenario), (spec, field) => core.draw(spec, field) as TypedTensor);
+      const { id, rows: [start, end], blocks, index = 0, peers, scenario } = event.data;
+      void (async () => { try {
+        // q: this worker's rows only (a seeded q drawn so, bit for bit those rows of the whole draw);
+        // a seeded k, v: its share of their rows drawn, the others' received (shared below)
+        const given = peers ? await shared(core, scenario, index, peers) : {};
+        const s = drawInputs(lifted(scenario), (spec, field) => given[field] ?? core.draw(spec, field, field === 'q' ? [start, end] : undefined) as TypedTensor);
+        const q = isDraw(scenario.q) ? s.q as TypedTensor : sliceRows(s.q as TypedTensor, start, end);
         for (let k = 0; k < blocks; k++) {
           const a = start + Math.round((k * (end - start)) / blocks), b = start + Math.round(((k + 1) * (end - start)) / blocks);
           const transfer: ArrayBuffer[] = [];
-          const out = runPacked(engine, core, { ...s, q: sliceRows(s.q as TypedTensor, a, b) }, transfer, undefined, 0);
+          const out = runPacked(engine, core, { ...s, q: sliceRows(q, a - start, b - start) }, transfer, undefined, 0);
           if (!out.ok) throw new Error(out.error);
           scope.postMessage({ type: 'partBlock', id, rows: [a, b], trace: out.trace }, transfer);
         }
         scope.postMessage({ type: 'partDone', id });
       } catch (e) {
         scope.postMessage({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) });
-      }
+      } })();
       return;
     }
     const { id, job } = event.data;
