@@ -30,7 +30,7 @@ export default {
       'kv_a_layernorm.weight', 'kv_b_proj.weight', 'o_proj.weight'], drops: [], group: 'state_dict' } },
   props,
   maps: { weights: { en: 'weights (one latent per token, shared by every head): L × L', zh: '权重（每个词元一个潜向量，所有头共享）：L × L' } },
-  view: view(() => import('../views/mla'), (m, host, trace) => m && m.mlaView({ trace, scenario: host.session.scenario, lang: host.lang, b: host.session.b }),
+  view: view(() => import('../views/mla'), (m, host, trace) => m && m.mlaView({ trace, scenario: host.session.scenario, lang: host.lang, b: host.session.b, memo: host.memo }),
     { part: 'mla' }),
   flow: flow('mla'),
   pytorch: snippet('mlaSnippet'),

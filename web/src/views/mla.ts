@@ -91,16 +91,19 @@ function cacheMaps(trace: Trace, lang: Lang, b: number): HTMLElement | null {
       map(t(lang, 'mlaKRope'), 'k_rope', kRope, t(lang, 'axisR'), 'r')));
 }
 
-export function mlaView(o: { trace: Trace; scenario: Scenario; lang: Lang; b?: number }): HTMLElement {
+export function mlaView(o: { trace: Trace; scenario: Scenario; lang: Lang; b?: number;
+  /** The element's memo: the two cache tables, the same while the sizes and the language are, are drawn once */
+  memo?: (name: string, deps: unknown[], build: () => HTMLElement) => HTMLElement }): HTMLElement {
   const s = o.scenario, lang = o.lang;
   const sizes: MlaSizes = { H: Number(s.num_heads), n: Number(s.qk_nope_head_dim), r: Number(s.qk_rope_head_dim),
     v: Number(s.v_head_dim), C: Number(s.kv_lora_rank) };
   const d = pathsDiff(o.trace);
+  const memo = o.memo ?? ((_name: string, _deps: unknown[], build: () => HTMLElement) => build());
   return h('section', { class: 'mla-view' },
     h('h3', { text: t(lang, 'mlaTitle') }),
     h('p', { class: 'help', text: t(lang, 'mlaCaption') }),
-    table(lang, fill(t(lang, 'mlaYours'), { ...sizes }), cacheRows(sizes, null)),
-    table(lang, t(lang, 'mlaV2'), cacheRows({ H: 128, n: 128, r: 64, v: 128, C: 512 }, 8)),
+    memo('mla-yours', [lang, JSON.stringify(sizes)], () => table(lang, fill(t(lang, 'mlaYours'), { ...sizes }), cacheRows(sizes, null))),
+    memo('mla-v2', [lang], () => table(lang, t(lang, 'mlaV2'), cacheRows({ H: 128, n: 128, r: 64, v: 128, C: 512 }, 8))),
     cacheMaps(o.trace, lang, o.b ?? 0),
     h('h3', { text: t(lang, 'mlaPaths') }),
     h('p', { class: 'mla-paths', text: d === null ? t(lang, 'mlaContextOnly') : fill(t(lang, 'mlaPathsText'), { d: d.toExponential(2) }) }));
