@@ -46,13 +46,22 @@ echo "== tsc (page types)"
 npx tsc --noEmit -p . || status=1
 if compgen -G "tests/web/*.test.mjs" >/dev/null; then
   echo "== browser (headless Chromium)"
-  # two files at a time: each starts its own server and Chromium, and most of a page test is
-  # waiting for the page, so two share the 2 cores of the machine the suite's time is measured on
-  # (three at a time took longer: 577 s against 539); the longest files first, so that none is
-  # left running alone at the end
+  # two files at a time (three at a time took longer: 577 s against 539), the longest first, so that
+  # none is left running alone at the end. One Chromium for the phase (tests/web/browser-server.mjs;
+  # each file opens contexts of its own in it, harness.mjs): a start and stop costs about 4.5 s of
+  # CPU, and each file started one. Files that use the clipboard start their own.
   first=(tests/web/presets.test.mjs tests/web/long-run.test.mjs tests/web/package.test.mjs tests/web/embedding-docs.test.mjs tests/web/page.test.mjs)
   rest=()
   for f in tests/web/*.test.mjs; do [[ " ${first[*]} " == *" $f "* ]] || rest+=("$f"); done
-  node --test --test-concurrency=2 "${first[@]}" "${rest[@]}" || status=1
+  coproc BROWSER { exec node tests/web/browser-server.mjs; }
+  browser_pid=$BROWSER_PID
+  if read -r -t 60 ws <&"${BROWSER[0]}" && [[ $ws == ws://* ]]; then
+    ATTNPLAY_BROWSER_WS=$ws node --test --test-concurrency=2 "${first[@]}" "${rest[@]}" || status=1
+  else
+    echo "the shared Chromium did not start: every file starts its own"
+    node --test --test-concurrency=2 "${first[@]}" "${rest[@]}" || status=1
+  fi
+  kill "$browser_pid" 2>/dev/null || true
+  wait "$browser_pid" 2>/dev/null || true
 fi
 exit $status

@@ -14,7 +14,7 @@ const SHOTS = process.env.SHOTS_DIR; // screenshots of each view when set (e.g. 
 
 before(async () => {
   wasm = await load();
-  ({ page, base, problems, close: browser } = await launch());
+  ({ page, base, problems, close: browser } = await launch({ ownBrowser: true }));
 });
 after(async () => { await browser?.(); });
 

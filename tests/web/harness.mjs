@@ -2,7 +2,6 @@
 // the launch, the console/CSP watch, and small helpers to read what the element shows.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -39,22 +38,35 @@ export const fromPageJSON = (text) => JSON.parse(text, (k, v) => {
   return v;
 });
 
-/** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations.
- * `options`: more of Playwright's context options (`locale`, `colorScheme`). */
-export async function launch(options = {}) {
+/** The Chromium a suite's contexts open in: the one `ATTNPLAY_BROWSER_WS` names (scripts/test.sh
+ * starts one, tests/web/browser-server.mjs, for the whole browser phase: a Chromium start and stop
+ * costs about 4.5 s of CPU, 31 files started one each), else one of the suite's own. `own`: a
+ * Chromium of its own even so (a suite that uses the clipboard: headless Chromium has one clipboard
+ * per browser, which two suites running at once would share). `close()` ends the suite's own, or
+ * only disconnects from the shared one. */
+async function browserFor(own = false) {
+  const ws = own ? null : process.env.ATTNPLAY_BROWSER_WS;
+  if (ws) return chromium.connect(ws);
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+export { CHROMIUM_ARGS };
+
+/** Starts the server and a browser context (a fresh one: its own storage, permissions, downloads);
+ * `problems` collects console errors, page errors, CSP violations. `options`: more of Playwright's
+ * context options (`locale`, `colorScheme`); `options.ownBrowser`: a Chromium of the suite's own
+ * (browserFor). */
+export async function launch({ ownBrowser = false, ...options } = {}) {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   const server = createServer(dist);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}/`;
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
-  const context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
-  });
+  const browser = await browserFor(ownBrowser);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...options });
   const { page, problems } = await watched(context);
   const close = async () => {
     await context.close();
+    await browser.close();
     server.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
   };
   return { page, base, problems, close };
 }
@@ -77,21 +89,24 @@ async function watched(context) {
 
 /** One server and one Chromium for several fresh browsers (a suite that needs a browser per case,
  * each remembering nothing: prefs.test): `open(options)` gives what launch gives, in a new context of
- * its own (its own storage, `options` its context options); `close()` ends them all. A Chromium
- * started once, not per case. */
+ * its own (its own storage, `options` its context options); `close()` ends them all. The Chromium is
+ * browserFor's: the phase's shared one under scripts/test.sh. */
 export async function launchShared() {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   const server = createServer(dist);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await browserFor();
+  const contexts = [];
   return {
     async open(options = {}) {
       const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...options });
+      contexts.push(context);
       const { page, problems } = await watched(context);
       return { page, base, problems, close: () => context.close() };
     },
     async close() {
+      for (const c of contexts) await c.close().catch(() => {});
       await browser.close();
       server.close();
     },

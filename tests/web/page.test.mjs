@@ -7,47 +7,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
-import { linkedScenario, openUrl, settle, textOf } from './harness.mjs';
+import { launch, linkedScenario, openUrl, settle, textOf } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-let server, base, context, page, wasm, userDir;
-const problems = []; // console errors, page errors, CSP violations
-
-function watch(p) {
-  p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
-  p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-}
+let base, page, wasm, problems, close;
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   wasm = await load();
-  server = createServer(dist);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
-  context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
-  });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  watch(page);
+  ({ page, base, problems, close } = await launch());
 });
 
-after(async () => {
-  await context?.close();
-  server?.close();
-  if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
-});
+after(async () => { await close?.(); });
 
 const el = () => page.locator('attention-playground').first();
 const cell = (field, index, host = el()) => host.locator(`[data-field="${field}"] td[data-index="${index}"]`);

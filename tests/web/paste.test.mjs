@@ -12,7 +12,7 @@ let page, base, problems, close, wasm;
 
 before(async () => {
   wasm = await load();
-  ({ page, base, problems, close } = await launch());
+  ({ page, base, problems, close } = await launch({ ownBrowser: true }));
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
 });
 after(async () => { await close?.(); });
