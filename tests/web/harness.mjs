@@ -113,6 +113,15 @@ export async function launchShared() {
   };
 }
 
+/** What a page's elements are after a fresh load (openUrl): their count and the first one's
+ * attributes (samePage checks them). */
+const loaded = new WeakMap();
+const elementsOf = (page) => page.evaluate(() => {
+  const els = document.querySelectorAll('attention-playground');
+  return { url: location.origin + location.pathname, count: els.length,
+    attributes: els.length ? [...els[0].attributes].map((a) => `${a.name}="${a.value}"`).sort().join(' ') : '' };
+});
+
 /** A fresh load of `url` (never a same-document hash change), once the element has a trace. */
 export async function openUrl(page, url) {
   await page.goto('about:blank');
@@ -125,6 +134,19 @@ export async function openUrl(page, url) {
   assert.equal(state, 'ok', `the page could not start: ${state}`);
   // and the views that trace needs are loaded and drawn (they are lazy chunks)
   await settle(page);
+  loaded.set(page, await elementsOf(page));
+}
+
+/** Preset `name` on the page a test before loaded with openUrl, for a test that does not test
+ * loading (a fresh load costs about 2 s of CPU): el.setPreset draws the element anew (its open
+ * panels, the pitfalls' switch and the slices as a load leaves them, the scenario the preset's).
+ * Fails unless the page is as that load left it where a preset does not reset it: the same
+ * document, one element, its attributes as loaded (a test that set `lang` sets it back). */
+export async function samePage(page, name) {
+  const was = loaded.get(page);
+  assert.ok(was, 'samePage: no page loaded by openUrl before');
+  assert.deepEqual(await elementsOf(page), was, 'samePage: the page is not as openUrl left it');
+  await openPreset(page, name);
 }
 
 /** Picks preset `name` on the page already open, as the preset select does (`el.setPreset`): no
