@@ -187,6 +187,14 @@ export async function eachPreset(page, base, names, visit) {
   }
 }
 
+/** The bytes of a Playwright download, read through its stream: `download.path()` is not on this
+ * side when the Chromium is the phase's shared one (browserFor). */
+export async function downloaded(download) {
+  const chunks = [];
+  for await (const c of await download.createReadStream()) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
 /** The first element's `field` (trace, scenario, ...), through __attnplayJSON where the page has it. */
 async function elementValue(page, field) {
   const got = await page.evaluate((f) => {
