@@ -139,13 +139,15 @@ export async function openUrl(page, url) {
 
 /** Preset `name` on the page a test before loaded with openUrl, for a test that does not test
  * loading (a fresh load costs about 2 s of CPU): el.setPreset draws the element anew (its open
- * panels, the pitfalls' switch and the slices as a load leaves them, the scenario the preset's).
+ * panels, the pitfalls' switch and the slices as a load leaves them, the scenario the preset's), at
+ * the top of the page as a load is.
  * Fails unless the page is as that load left it where a preset does not reset it: the same
  * document, one element, its attributes as loaded (a test that set `lang` sets it back). */
 export async function samePage(page, name) {
   const was = loaded.get(page);
   assert.ok(was, 'samePage: no page loaded by openUrl before');
   assert.deepEqual(await elementsOf(page), was, 'samePage: the page is not as openUrl left it');
+  await page.evaluate(() => window.scrollTo(0, 0));  // where a load starts
   await openPreset(page, name);
 }
 
