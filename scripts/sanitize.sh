@@ -4,6 +4,8 @@
 #                                          (-DATTNPLAY_SANITIZE=ON, -O1 -g1: cmake/fuzz.cmake) and
 #                                          runs attnplay_tests there; any report fails it
 #   scripts/sanitize.sh --build-only TARGET...   only builds those targets (scripts/fuzz.sh)
+#   scripts/sanitize.sh --run-only [CATCH2 ARGS...]   only runs the built attnplay_tests (npm test runs
+#                                          two of these at once on halves of the suite: scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 launcher=()
@@ -29,9 +31,13 @@ if [ "${1:-}" = --build-only ]; then
   nice -n 10 cmake --build build/fuzz -j "$jobs" "${targets[@]}" > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log >&2; exit 1; }
   exit 0
 fi
-start=$(date +%s)
-nice -n 10 cmake --build build/fuzz -j "$jobs" --target attnplay_tests > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log >&2; exit 1; }
-echo "sanitize: built in $(( $(date +%s) - start ))s" >&2
+if [ "${1:-}" = --run-only ]; then
+  shift
+else
+  start=$(date +%s)
+  nice -n 10 cmake --build build/fuzz -j "$jobs" --target attnplay_tests > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log >&2; exit 1; }
+  echo "sanitize: built in $(( $(date +%s) - start ))s" >&2
+fi
 start=$(date +%s)
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 nice -n 10 build/fuzz/attnplay_tests "$@"
 echo "sanitize: Catch2 under ASan + UBSan in $(( $(date +%s) - start ))s" >&2

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { afterTrace as traced, assertCells, dist, launch, nested, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
+import { afterTrace as traced, assertCells, dist, launch, nested, openUrl, samePage, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -20,10 +20,13 @@ const input = (key) => el().locator(`[data-key="${key}"]`);
 const has = (name) => wasm.algorithms().some((a) => (a.name ?? a) === name);
 const hasPreset = (name) => wasm.presets().some((p) => p.name === name);
 
-/** Opens a preset (skipping the test when this core lacks it) and returns its scenario and trace as node computes them. */
+/** Opens a preset (skipping the test when this core lacks it) and returns its scenario and trace as
+ * node computes them: a fresh load where the page is not index.html yet (the first test, the one after
+ * file://), else a switch (harness.mjs samePage: none of these tests tests loading). */
 async function openPreset(t, name) {
   if (!hasPreset(name)) { t.skip(`the core has no ${name} preset yet`); return null; }
-  await openUrl(page, `${base}#preset=${name}`);
+  if (page.url().startsWith(base)) await samePage(page, name);
+  else await openUrl(page, `${base}#preset=${name}`);
   const scenario = await scenarioOf(page);
   return { scenario, expected: wasm.run(scenario) };
 }
@@ -328,7 +331,7 @@ test('bad input to the new algorithms: one line naming the field, beside its con
   ];
   for (const [preset, key, text, message] of cases) {
     if (!hasPreset(preset)) { t.diagnostic(`no ${preset}`); continue; }
-    await openUrl(page, `${base}#preset=${preset}`);
+    await samePage(page, preset);
     const before = await traceOf(page);
     await input(key).fill(text);
     await settle(page);

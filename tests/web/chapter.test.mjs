@@ -7,14 +7,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, launch, openUrl, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
+import { assertCells, launch, openUrl, samePage, scenarioOf, traceOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 const SHOTS = process.env.SHOTS_DIR; // screenshots of each view when set (e.g. /tmp/shots9)
 
 before(async () => {
   wasm = await load();
-  ({ page, base, problems, close: browser } = await launch());
+  ({ page, base, problems, close: browser } = await launch({ ownBrowser: true }));
 });
 after(async () => { await browser?.(); });
 
@@ -120,7 +120,7 @@ test('Bahdanau: cancel ends the worker, keeps the last good trace, and the page 
 });
 
 test('Bahdanau: d2l\'s shape test prints its shapes', async () => {
-  await openUrl(page, `${base}#preset=d2l-bahdanau-shapes`);
+  await samePage(page, 'd2l-bahdanau-shapes');
   await view('d2l-shapes').waitFor(); // the chapter's views load on demand
   const shapes = Object.fromEntries(await view('d2l-shapes').locator('tbody tr').evaluateAll((rows) =>
     rows.map((r) => [r.dataset.label, r.querySelector('td[data-value]').dataset.value])));
@@ -131,7 +131,7 @@ test('Bahdanau: d2l\'s shape test prints its shapes', async () => {
 });
 
 test('complexity table: the three rows at n, d, k and the measured dot products', async () => {
-  await openUrl(page, `${base}#preset=d2l-positional-encoding`);
+  await samePage(page, 'd2l-positional-encoding');
   await openSection('complexity');
   await view('complexity-table').waitFor();
   const cell = (row, arch) => view('complexity-table').locator(`tr[data-row="${row}"] td[data-arch="${arch}"]`).getAttribute('data-value');
@@ -170,7 +170,7 @@ test('complexity table: the three rows at n, d, k and the measured dot products'
 });
 
 test('positional encoding: columns 6-9, the binary analogy, the rotation reproduces P_{i+δ} to 1e-12', async () => {
-  await openUrl(page, `${base}#preset=d2l-positional-encoding`);
+  await samePage(page, 'd2l-positional-encoding');
   await view('positional').waitFor();
   const trace = await traceOf(page);
   for (const c of [6, 7, 8, 9]) {
@@ -219,7 +219,7 @@ test('positional encoding: columns 6-9, the binary analogy, the rotation reprodu
 });
 
 test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 draws; softmax with and without the scale', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');
   await openSection('scale');
   // d is the scenario's E (1 in the toy) until set: at d = 64 the scale matters
   assert.equal(await el().locator('[data-key="scale.d"]').inputValue(), '1');
@@ -260,7 +260,7 @@ test('the 1/√d argument: Var(q·k) ≈ d and Var(q·k/√d) ≈ 1 over 2000 dr
 });
 
 test('additive attention: the features (B, L_Q, L_K, h) and features · w_v = scores', async () => {
-  await openUrl(page, `${base}#preset=d2l-additive`);
+  await samePage(page, 'd2l-additive');
   await view('additive').waitFor();
   const expected = wasm.run(await scenarioOf(page));
   assert.equal(await assertCells(el(), 'additive.features', expected.features), 10 * 8);

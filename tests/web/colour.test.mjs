@@ -6,7 +6,7 @@
 // of each preset. Headless Chromium against dist/ served with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl, seededTensor, setScenario, traceOf } from './harness.mjs';
+import { launch, openUrl, samePage, seededTensor, setScenario, settle, traceOf } from './harness.mjs';
 import { legendsDrawn as legendsOf } from './colour-checks.mjs';
 
 let browser, page, base, problems;
@@ -17,7 +17,8 @@ const legendsDrawn = () => legendsOf(page);
 
 test('masked cells are hatched (computed style) on sparse-local and on ProbAttention\'s step 6; the legend says so', async () => {
   for (const [preset, fields, want] of [['sparse-local', ['scores', 'weights'], 60], ['prob-toy-causal', ['scores_top', 'weights_top'], 6]]) {
-    await openUrl(page, `${base}#preset=${preset}`);
+    if (preset === 'sparse-local') await openUrl(page, `${base}#preset=${preset}`);
+    else await samePage(page, preset);
     await legendsDrawn();
     const got = await page.evaluate((fields) => {
       const root = document.querySelector('attention-playground').shadowRoot;
@@ -38,7 +39,7 @@ test('masked cells are hatched (computed style) on sparse-local and on ProbAtten
 });
 
 test('canvas maps: masked pixels show the hatch, allowed ones their colour; the legend is the slice\'s; no placeholder left', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');
   const L = 40;
   await setScenario(page, { algorithm: 'full', q: seededTensor(L, 4, 11), k: seededTensor(L, 4, 12), v: seededTensor(L, 4, 13), mask: { kind: 'causal' } });
   await legendsDrawn();
@@ -87,8 +88,9 @@ test('axis names in English and Chinese; the d2l maps name theirs (test/training
     ['d2l-bahdanau-shapes', 'weights', ['source token s', 'target step t'], ['源词元 s', '目标步 t']],
     ['linformer-k4', 'weights', ['projected key p', 'query i'], ['投影后的键 p', '查询 i']],
   ]) {
-    await openUrl(page, `${base}#preset=${preset}`);
+    await samePage(page, preset);
     assert.deepEqual(await axesOf(field), en, `${preset} ${field}`);
+    const lang = await page.evaluate(() => document.querySelector('attention-playground').getAttribute('lang'));
     await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
     await page.waitForFunction(([f, want]) => document.querySelector('attention-playground').shadowRoot
       .querySelector(`figure[data-field="${f}"] > .map-frame > .axis-x`)?.textContent === want, [field, zh[0]]);
@@ -96,12 +98,15 @@ test('axis names in English and Chinese; the d2l maps name theirs (test/training
     await legendsDrawn();
     assert.match(await page.evaluate((f) => document.querySelector('attention-playground').shadowRoot
       .querySelector(`figure[data-field="${f}"] .map-legend`).textContent, field), /最小 .+ · 最大 /);
+    // the language as loaded again (samePage)
+    await page.evaluate((l) => { const e = document.querySelector('attention-playground'); if (l == null) e.removeAttribute('lang'); else e.setAttribute('lang', l); }, lang);
+    await settle(page);
   }
   assert.deepEqual(problems, []);
 });
 
 test('a value that rounds to a whole number is written as one ("12", not "12.000")', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');
   // v all 12: each context value is Σ_j w_ij · 12, 12 up to rounding
   const L = 6;
   const twelve = [Array.from({ length: L }, () => [[12, 12]])];

@@ -5,7 +5,7 @@
 // Headless Chromium against dist/ served with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl, settle, textOf, traceOf, assertCells } from './harness.mjs';
+import { launch, openUrl, samePage, settle, textOf, traceOf, assertCells } from './harness.mjs';
 
 let page, base, problems, browser;
 before(async () => { ({ page, base, problems, close: browser } = await launch()); });
@@ -46,7 +46,7 @@ test('decode-sinks: step through generation, the cache growing then evicting, ea
 });
 
 test('decode-toy: the size bar\'s L resizes q, k and v together (one sequence), and the run follows', async () => {
-  await openUrl(page, `${base}#preset=decode-toy`);
+  await samePage(page, 'decode-toy');
   const bar = root().locator('[data-key="dim.L_Q.plus"]');
   assert.equal(await root().locator('[data-key="dim.L_K.plus"]').count(), 0);
   await bar.click();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { afterTrace, launch, linkedScenario, openUrl, root, scenarioOf, setScenario, traceOf } from './harness.mjs';
+import { afterTrace, launch, linkedScenario, openUrl, samePage, root, scenarioOf, setScenario, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 
@@ -60,7 +60,7 @@ test('"Random, seeded" makes q a draw: its numbers read-only, seed and distribut
 });
 
 test('a seeded L = 4096 scenario: the size bar takes it, its link is under 1,000 characters and reopens to the native trace (1e-12)', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   for (const name of ['q', 'k', 'v']) await afterTrace(page, () => key(`${name}.random.make`).click());
   // every tensor drawn: the size bar's sizes are typed
   let s = await afterTrace(page, () => key('trace').selectOption('context'));
@@ -94,7 +94,7 @@ test('a seeded L = 4096 scenario: the size bar takes it, its link is under 1,000
 test('copy as PyTorch and explanations read the drawn numbers', async () => {
   const s = { algorithm: 'full', q: { shape: [1, 3, 1, 2], random: 'normal', seed: 5 }, k: { shape: [1, 4, 1, 2], random: 'normal', seed: 6 },
     v: { shape: [1, 4, 1, 2], random: 'uniform', seed: 7, scale: 2 } };
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   await setScenario(page, s);
   const q = wasm.draw(s.q).data, k = wasm.draw(s.k).data;
   const text = await page.evaluate(async () => (await document.querySelector('attention-playground').export('pytorch')).text());

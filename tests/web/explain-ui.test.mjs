@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { dist, launch, openUrl, seededTensor, setScenario, settle } from './harness.mjs';
+import { dist, launch, openUrl, samePage, seededTensor, setScenario, settle } from './harness.mjs';
 import { axeViolations, openAll } from './axe.mjs';
 
 let page, base, problems, close;
@@ -95,7 +95,7 @@ test('hovering a softmax-toy weight shows its derivation: exp(2 − 2) over the 
 });
 
 test('a score lights its q row and k column in the input grids; a context cell its weights row and v column', async () => {
-  await openUrl(page, `${base}#preset=sparse-local`);
+  await samePage(page, 'sparse-local');  // the test before closed its panel
   await cell('scores', '0,0,3,4').hover();
   let p = await panelFor('scores', '0,0,3,4');
   const E = (await el().evaluate((e) => e.scenario.q[0][0][0].length));
@@ -161,7 +161,7 @@ test('keyboard: one tab stop per map, arrow keys walk it and the panel follows, 
 });
 
 test('an edit while the panel is open (a hovered cell) shows the cell\'s new numbers', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');  // the test before closed its panel
   await cell('weights', '0,0,0,1').hover();
   await panelFor('weights', '0,0,0,1');
   // the pointer stays on the cell; the keyboard raises k1 from 1 to 2 in its grid

@@ -12,7 +12,7 @@
 // worked examples, the errors, Chinese and the lazy load.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl } from './harness.mjs';
+import { launch, openUrl, samePage } from './harness.mjs';
 
 let page, base, problems, browser;
 before(async () => { ({ page, base, problems, close: browser } = await launch()); });
@@ -38,7 +38,7 @@ test('the softmax toy: 0.665 = 1 / 1.503, its row max and row sum shown as numbe
 });
 
 test('a masked score says what the mask did; allowed gives the rule with its numbers', async () => {
-  await openUrl(page, `${base}#preset=d2l-masked-softmax-1d`);
+  await samePage(page, 'd2l-masked-softmax-1d');
   const [score, allowed, weight] = await page.evaluate(() => Promise.all([['scores', [0, 0, 0, 3]], ['allowed', [0, 0, 0, 3]], ['weights', [0, 0, 0, 3]]]
     .map(([f, i]) => document.querySelector('attention-playground').explain(f, i))));
   assert.match(score.formula, /masked.*-1000000/, score.formula);  // d2l's fill -1e6
@@ -47,7 +47,7 @@ test('a masked score says what the mask did; allowed gives the rule with its num
   assert.deepEqual(allowed.operands, [{ field: 'mask.valid_lens', index: [0] }]);
   assert.equal(weight.value, 0);
   assert.match(weight.text, /masked keys \(2, 3\) read -1000000/);
-  await openUrl(page, `${base}#preset=sparse-local`);
+  await samePage(page, 'sparse-local');
   const w = await page.evaluate(() => document.querySelector('attention-playground').explain('allowed', [0, 0, 0, 5]));
   assert.equal(w.value, false);
   assert.match(w.formula, /\|i - j\| = 5 > w = 2/);

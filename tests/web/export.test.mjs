@@ -1,11 +1,11 @@
 // Export (SPEC §1): `el.export(kind, field)` gives a Blob: the trace as JSON, the map of a trace
 // field at the shown (b, h) as CSV, SVG or PNG; the results' Export buttons download them. Every
 // number is checked against the element's trace, every SVG cell's colour against the page's own
-// map cell. Headless Chromium against dist/ served by scripts/serve.mjs (its CSP).
+// map cell. One load: the other tests switch presets (harness.mjs samePage). Headless Chromium
+// against dist/ served by scripts/serve.mjs (its CSP).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { launch, openUrl, settle, traceOf } from './harness.mjs';
+import { downloaded, launch, openUrl, samePage, settle, traceOf } from './harness.mjs';
 
 let page, base, problems, browser;
 
@@ -93,7 +93,7 @@ test('json is the trace; csv of weights (the default) is the shown slice, every 
 });
 
 test('csv follows the selected batch item and head', async () => {
-  await openUrl(page, base + '#preset=d2l-multihead');
+  await samePage(page, 'd2l-multihead');
   await el().locator('[data-key="slice.b"]').selectOption('1');
   await el().locator('[data-key="slice.h"]').selectOption('3');
   await settle(page);
@@ -109,13 +109,13 @@ test('csv follows the selected batch item and head', async () => {
 });
 
 test('default field: the main output where there are no weights; other fields sliced by layout', async () => {
-  await openUrl(page, base + '#preset=d2l-positional-encoding');
+  await samePage(page, 'd2l-positional-encoding');
   let trace = await traceOf(page);
   const p = parseCsv((await exported('csv')).text);
   assert.equal(p.length, 1 + trace.P.length);
   assertCsvValues(p, trace.P, 'P');
 
-  await openUrl(page, base + '#preset=flash-causal');
+  await samePage(page, 'flash-causal');
   trace = await traceOf(page);
   assertCsvValues(parseCsv((await exported('csv')).text), trace.context[0].map((r) => r[0]), 'context (flash)');
   // partial_context (B, H, T, L_Q, D) at (0, 0): T·L_Q rows labelled "t,i", D columns
@@ -125,14 +125,14 @@ test('default field: the main output where there are no weights; other fields sl
   assert.equal(part[part.length - 1][0], `${pc.length - 1},${pc[0].length - 1}`);
   assertCsvValues(part, pc.flat(), 'partial_context');
 
-  await openUrl(page, base + '#preset=prob-toy');
+  await samePage(page, 'prob-toy');
   trace = await traceOf(page);
   assertCsvValues(parseCsv((await exported('csv', 'sparsity')).text), [trace.sparsity[0][0]], 'sparsity (B, H, L_Q)');
   assert.deepEqual(problems, []);
 });
 
 test('svg: a standalone SVG, one rect per cell in the page\'s colours, the values written', async () => {
-  await openUrl(page, base + '#preset=sparse-local');
+  await samePage(page, 'sparse-local');
   const trace = await traceOf(page);
   for (const field of ['weights', 'scores', 'allowed', 'context']) {
     const svg = await exported('svg', field);
@@ -171,7 +171,7 @@ test('svg: a standalone SVG, one rect per cell in the page\'s colours, the value
 });
 
 test('svg of a large map: colours only; png: a PNG with a size', async () => {
-  await openUrl(page, base + '#preset=d2l-positional-encoding');
+  await samePage(page, 'd2l-positional-encoding');
   const svg = await exported('svg');
   const n = await page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
@@ -181,7 +181,7 @@ test('svg of a large map: colours only; png: a PNG with a size', async () => {
   assert.ok(n.texts < 60 + 32 + 2, 'no values written in a large map\'s cells');
 
   for (const preset of ['softmax-toy', 'd2l-positional-encoding']) {
-    await openUrl(page, base + '#preset=' + preset);
+    await samePage(page, preset);
     const png = await exported('png');
     assert.equal(png.type, 'image/png');
     assert.deepEqual(png.bytes.slice(0, 8), [137, 80, 78, 71, 13, 10, 26, 10], 'the PNG signature');
@@ -193,7 +193,7 @@ test('svg of a large map: colours only; png: a PNG with a size', async () => {
 });
 
 test('errors name the argument: an unknown kind, a field not in the trace or not a map; pytorch a snippet', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   let e = await rejected('xls');
   assert.ok(e?.isError);
   assert.equal(e.field, 'kind');
@@ -214,7 +214,7 @@ test('errors name the argument: an unknown kind, a field not in the trace or not
 });
 
 test('the Export buttons download the files, named by algorithm and field', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const row = el().locator('.panel-results .panel-head .export');
   assert.equal(await row.getAttribute('role'), 'group');
   assert.equal(await row.getAttribute('aria-label'), 'Export');
@@ -225,7 +225,7 @@ test('the Export buttons download the files, named by algorithm and field', asyn
     await button.focus(); // keyboard: Enter on the focused button
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     assert.equal(download.suggestedFilename(), name);
-    const bytes = fs.readFileSync(await download.path());
+    const bytes = await downloaded(download);
     if (kind === 'png') assert.deepEqual([...bytes.subarray(0, 4)], [137, 80, 78, 71]);
     else assert.equal(bytes.toString('utf8'), (await exported(kind)).text, `${kind}: the file is el.export's`);
   }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, dist, launch, nested, openUrl, scenarioOf, seededTensor, setScenario, traceOf, settle, textOf } from './harness.mjs';
+import { assertCells, dist, launch, nested, openUrl, samePage, scenarioOf, seededTensor, setScenario, traceOf, settle, textOf } from './harness.mjs';
 
 let page, base, problems, browser, wasm;
 
@@ -105,7 +105,7 @@ test('a view that is not needed at first (ProbAttention) is loaded when it is', 
 });
 
 test('a map above 400 cells is a canvas; hovering a pixel gives the exact value of the trace at that cell', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const L = 40;
   await setScenario(page, { algorithm: 'full', q: seededTensor(L, 8, 1), k: seededTensor(L, 8, 2), v: seededTensor(L, 8, 3), mask: { kind: 'causal' } });
   await settle(page);
@@ -122,7 +122,7 @@ test('a map above 400 cells is a canvas; hovering a pixel gives the exact value 
 });
 
 test('a map wider than the pixels is downsampled, with a note; hover still gives the exact cell', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await openUrl(page, base + '#preset=softmax-toy');  // a fresh load: its hover did not find the cell after a switch
   const L = 700;
   await setScenario(page, { algorithm: 'full', trace: 'full', q: seededTensor(L, 2, 4), k: seededTensor(L, 2, 5), v: seededTensor(L, 2, 6) });
   await settle(page);
@@ -140,7 +140,7 @@ test('a map wider than the pixels is downsampled, with a note; hover still gives
 });
 
 test('an edit updates the edited cell\'s row and column (and every other map value) to the new trace\'s', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const L = 24; // q, k, v: 24 × 8 cells, editable; scores 24 × 24: a canvas
   await setScenario(page, { algorithm: 'full', q: seededTensor(L, 8, 7), k: seededTensor(L, 8, 8), v: seededTensor(L, 8, 9) });
   await settle(page);
@@ -176,7 +176,7 @@ test('an edit updates the edited cell\'s row and column (and every other map val
 });
 
 test('edits update the drawn maps in place: what is on screen shows the trace when its event fires, the rest once settled', async () => {
-  await openUrl(page, base + '#preset=linformer-k4');
+  await samePage(page, 'linformer-k4');
   // the results' weights map on screen (the inputs above it scroll away); the sections above it
   // take their real height once drawn (content-visibility), so scroll until it stays in view
   const weightsMap = el().locator('.panel-results > .maps figure[data-field="weights"]');
@@ -260,7 +260,7 @@ test('edits update the drawn maps in place: what is on screen shows the trace wh
 
 test('a view whose inputs an edit does not change stays as drawn (the sparse patterns); the maps follow the edits', async (t) => {
   if (!wasm.presets().some((p) => p.name === 'sparse-local')) { t.skip('no sparse-local preset'); return; }
-  await openUrl(page, base + '#preset=sparse-local');
+  await samePage(page, 'sparse-local');
   await page.evaluate(() => { document.querySelector('attention-playground').shadowRoot.querySelector('[data-field="sparse"]').__kept = true; });
   const counts = async () => page.evaluate(() => {
     const r = document.querySelector('attention-playground').shadowRoot;
@@ -295,7 +295,7 @@ test('a view whose inputs an edit does not change stays as drawn (the sparse pat
 
 test('an edit takes no kept view off the page: the sparse patterns\' section and the step formulas stay where they are drawn', async (t) => {
   if (!wasm.presets().some((p) => p.name === 'sparse-local')) { t.skip('no sparse-local preset'); return; }
-  await openUrl(page, base + '#preset=sparse-local');
+  await samePage(page, 'sparse-local');
   // the formulas are a lazy chunk: there once settled
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelectorAll('.step-formula math').length > 0);
   const removed = await page.evaluate(async () => {
@@ -335,7 +335,7 @@ test('flash: each key block\'s running max, rescale factor, running sum and outp
     t.skip('the core registers no `flash` yet');
     return;
   }
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const scenario = { algorithm: 'flash', block_q: 2, block_k: 2, q: seededTensor(5, 3, 11), k: seededTensor(5, 3, 12), v: seededTensor(5, 3, 13) };
   await setScenario(page, scenario);
   await settle(page);

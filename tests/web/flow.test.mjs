@@ -1,10 +1,12 @@
 // The results' flow (issue 14, item 1): the softmax toy's whole flow on the first screen at
 // 1366 x 900 and within two screens of a 390 px phone (the inputs first); each step's operation and
 // shape change, the sizes those of the trace; the deep dives as named sections below, hidden by
-// `controls` words; the cost lines. Headless Chromium against dist/ served with its CSP.
+// `controls` words; the cost lines. The first-screen tests load the page at their width; the others
+// switch presets where they do not test loading (harness.mjs samePage). Headless Chromium against
+// dist/ served with its CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl, settle, setScenario, traceOf } from './harness.mjs';
+import { launch, openUrl, samePage, settle, setScenario, traceOf } from './harness.mjs';
 
 let page, base, problems, close;
 before(async () => { ({ page, base, problems, close } = await launch()); });
@@ -47,7 +49,7 @@ test('390 px phone: the inputs, then the flow; the weights within two screens', 
 });
 
 test('each step: its operation, the shape change in symbols and in this trace\'s sizes, a formula slot', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');
   const { shapes } = await traceOf(page);
   const step = (f) => el().locator(`.panel-results > .maps [data-step="${f}"]`);
   assert.deepEqual(await step('inputs').locator('.chip').evaluateAll((cs) => cs.map((c) => c.textContent.replace(/\u00a0/g, ' '))),
@@ -69,7 +71,7 @@ test('each step: its operation, the shape change in symbols and in this trace\'s
 });
 
 test('the basic-operations seed\'s shape chain: multi-head attention\'s flow (Linear, view, einsum, softmax, einsum, view, Linear)', async () => {
-  await openUrl(page, `${base}#preset=tslib-shape-chain`);
+  await samePage(page, 'tslib-shape-chain');
   const { shapes } = await traceOf(page);
   const steps = await el().locator('.panel-results > .maps > [data-step]').evaluateAll((es) => es.map((e) => e.dataset.step));
   assert.deepEqual(steps.slice(0, 7), ['inputs', 'q', 'scores', 'allowed', 'head_weights', 'head_context', 'output']);
@@ -82,7 +84,7 @@ test('the basic-operations seed\'s shape chain: multi-head attention\'s flow (Li
 });
 
 test('the flow in Chinese: operations that are words are Chinese, code stays code; the steps of a line align at the top', async () => {
-  await openUrl(page, `${base}#preset=prob-toy`);
+  await samePage(page, 'prob-toy');
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
   await settle(page);
   const op = (f) => text(el().locator(`.panel-results > .maps [data-step="${f}"] .step-op code`));
@@ -121,7 +123,7 @@ test('the deep dives: named sections below the flow, open when the preset is abo
   await setScenario(page, { algorithm: 'full', q: [[[[1, 0]]]], k: [[[[2, 0]], [[1, 0]], [[0, 0]]]], v: [[[[10, 0]], [[0, 20]], [[10, 10]]]] });
   assert.equal(await dive('scale').locator('[data-key="scale.d"]').inputValue(), '2', 'd follows E');
   // the sparse reach is open under a sparse mask (the preset is about it)
-  await openUrl(page, `${base}#preset=sparse-local`);
+  await samePage(page, 'sparse-local');
   assert.equal(await dive('sparse').evaluate((d) => d.open), true);
   // `-name` hides a section (every panel still shown with `all`); `flow`: the flow alone
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('controls', 'all -scale'));
@@ -139,9 +141,9 @@ test('the deep dives: named sections below the flow, open when the preset is abo
 });
 
 test('cost lines: none for positional encoding; per attention step for Bahdanau', async () => {
-  await openUrl(page, `${base}#preset=d2l-positional-encoding`);
+  await samePage(page, 'd2l-positional-encoding');
   assert.equal(await text(el().locator('.panel-results [data-field="cost"]')), '');
-  await openUrl(page, `${base}#preset=d2l-bahdanau-shapes`);
+  await samePage(page, 'd2l-bahdanau-shapes');
   const trace = await traceOf(page);
   const line = await text(el().locator('.panel-results [data-field="cost"]'));
   const n = trace.shapes.enc_outputs[1];

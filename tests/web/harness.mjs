@@ -2,7 +2,6 @@
 // the launch, the console/CSP watch, and small helpers to read what the element shows.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -39,22 +38,35 @@ export const fromPageJSON = (text) => JSON.parse(text, (k, v) => {
   return v;
 });
 
-/** Starts the server and a browser; `problems` collects console errors, page errors, CSP violations.
- * `options`: more of Playwright's context options (`locale`, `colorScheme`). */
-export async function launch(options = {}) {
+/** The Chromium a suite's contexts open in: the one `ATTNPLAY_BROWSER_WS` names (scripts/test.sh
+ * starts one, tests/web/browser-server.mjs, for the whole browser phase: a Chromium start and stop
+ * costs about 4.5 s of CPU, 31 files started one each), else one of the suite's own. `own`: a
+ * Chromium of its own even so (a suite that uses the clipboard: headless Chromium has one clipboard
+ * per browser, which two suites running at once would share). `close()` ends the suite's own, or
+ * only disconnects from the shared one. */
+async function browserFor(own = false) {
+  const ws = own ? null : process.env.ATTNPLAY_BROWSER_WS;
+  if (ws) return chromium.connect(ws);
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+export { CHROMIUM_ARGS };
+
+/** Starts the server and a browser context (a fresh one: its own storage, permissions, downloads);
+ * `problems` collects console errors, page errors, CSP violations. `options`: more of Playwright's
+ * context options (`locale`, `colorScheme`); `options.ownBrowser`: a Chromium of the suite's own
+ * (browserFor). */
+export async function launch({ ownBrowser = false, ...options } = {}) {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   const server = createServer(dist);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}/`;
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
-  const context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 }, ...options,
-  });
+  const browser = await browserFor(ownBrowser);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...options });
   const { page, problems } = await watched(context);
   const close = async () => {
     await context.close();
+    await browser.close();
     server.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
   };
   return { page, base, problems, close };
 }
@@ -77,26 +89,38 @@ async function watched(context) {
 
 /** One server and one Chromium for several fresh browsers (a suite that needs a browser per case,
  * each remembering nothing: prefs.test): `open(options)` gives what launch gives, in a new context of
- * its own (its own storage, `options` its context options); `close()` ends them all. A Chromium
- * started once, not per case. */
+ * its own (its own storage, `options` its context options); `close()` ends them all. The Chromium is
+ * browserFor's: the phase's shared one under scripts/test.sh. */
 export async function launchShared() {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   const server = createServer(dist);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await browserFor();
+  const contexts = [];
   return {
     async open(options = {}) {
       const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...options });
+      contexts.push(context);
       const { page, problems } = await watched(context);
       return { page, base, problems, close: () => context.close() };
     },
     async close() {
+      for (const c of contexts) await c.close().catch(() => {});
       await browser.close();
       server.close();
     },
   };
 }
+
+/** What a page's elements are after a fresh load (openUrl): their count and the first one's
+ * attributes (samePage checks them). */
+const loaded = new WeakMap();
+const elementsOf = (page) => page.evaluate(() => {
+  const els = document.querySelectorAll('attention-playground');
+  return { url: location.origin + location.pathname, count: els.length,
+    attributes: els.length ? [...els[0].attributes].map((a) => `${a.name}="${a.value}"`).sort().join(' ') : '' };
+});
 
 /** A fresh load of `url` (never a same-document hash change), once the element has a trace. */
 export async function openUrl(page, url) {
@@ -110,6 +134,21 @@ export async function openUrl(page, url) {
   assert.equal(state, 'ok', `the page could not start: ${state}`);
   // and the views that trace needs are loaded and drawn (they are lazy chunks)
   await settle(page);
+  loaded.set(page, await elementsOf(page));
+}
+
+/** Preset `name` on the page a test before loaded with openUrl, for a test that does not test
+ * loading (a fresh load costs about 2 s of CPU): el.setPreset draws the element anew (its open
+ * panels, the pitfalls' switch and the slices as a load leaves them, the scenario the preset's), at
+ * the top of the page as a load is.
+ * Fails unless the page is as that load left it where a preset does not reset it: the same
+ * document, one element, its attributes as loaded (a test that set `lang` sets it back). */
+export async function samePage(page, name) {
+  const was = loaded.get(page);
+  assert.ok(was, 'samePage: no page loaded by openUrl before');
+  assert.deepEqual(await elementsOf(page), was, 'samePage: the page is not as openUrl left it');
+  await page.evaluate(() => window.scrollTo(0, 0));  // where a load starts
+  await openPreset(page, name);
 }
 
 /** Picks preset `name` on the page already open, as the preset select does (`el.setPreset`): no
@@ -148,6 +187,14 @@ export async function eachPreset(page, base, names, visit) {
     seen.add(algorithm);
     await visit(name);
   }
+}
+
+/** The bytes of a Playwright download, read through its stream: `download.path()` is not on this
+ * side when the Chromium is the phase's shared one (browserFor). */
+export async function downloaded(download) {
+  const chunks = [];
+  for await (const c of await download.createReadStream()) chunks.push(c);
+  return Buffer.concat(chunks);
 }
 
 /** The first element's `field` (trace, scenario, ...), through __attnplayJSON where the page has it. */

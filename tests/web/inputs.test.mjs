@@ -1,10 +1,11 @@
 // Every input editable where it is shown (issue 14, item 6): multihead's queries, keys, values and
 // weights, additive's W_q, W_k, w_v; the scale shown as the one used; controls that cannot apply
 // disabled with their reason. Numbers checked against the WASM module run in node on the same scenario.
+// One load: each test then switches presets (harness.mjs samePage).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/attnplay.mjs';
-import { assertCells, launch, linkedScenario, openUrl, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
+import { assertCells, launch, linkedScenario, openUrl, samePage, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 before(async () => {
@@ -53,7 +54,7 @@ test('d2l-multihead: X is a grid; an edit recomputes the output as the WASM modu
 
 test('the scale shown is the one used: 1/√20 on d2l-multihead, 1/√8 on tslib-shape-chain; q·k by hand agrees', async () => {
   for (const [preset, d] of [['d2l-multihead', 20], ['tslib-shape-chain', 8]]) {
-    await openUrl(page, base + '#preset=' + preset);
+    await samePage(page, preset);
     const field = el().locator('.field-scale');
     assert.match(await textOf(field), new RegExp(`1/√${d} ≈ ${Number((1 / Math.sqrt(d)).toPrecision(4))}`));
     assert.equal(Number(await input('scale').inputValue()), 1 / Math.sqrt(d));
@@ -67,7 +68,7 @@ test('the scale shown is the one used: 1/√20 on d2l-multihead, 1/√8 on tslib
 });
 
 test('num_heads is editable; a count that does not divide num_hiddens is named; the scale follows d_head', async () => {
-  await openUrl(page, base + '#preset=tslib-shape-chain');
+  await samePage(page, 'tslib-shape-chain');
   await type('num_heads', '4');
   assert.match(await textOf(el().locator('.field-scale')), /1\/√4 = 0\.5/);
   const s = await scenarioOf(page);
@@ -80,7 +81,7 @@ test('num_heads is editable; a count that does not divide num_hiddens is named; 
 });
 
 test('multihead weights at toy sizes: W_q editable (all weights then the scenario\'s); too large ones say so', async () => {
-  await openUrl(page, base + '#preset=tslib-shape-chain');
+  await samePage(page, 'tslib-shape-chain');
   const drawn = await traceOf(page);
   await el().locator('details.weights > summary').click();
   await input('weights.W_q[1][2]').waitFor();
@@ -94,14 +95,14 @@ test('multihead weights at toy sizes: W_q editable (all weights then the scenari
   assert.ok(await assertCells(el(), 'output', wasm.run(s).output) > 0);
   assert.deepEqual((await linkedScenario(page)).scenario, s);
   // d2l's 100 × 100: no grid, a note
-  await openUrl(page, base + '#preset=d2l-multihead');
+  await samePage(page, 'd2l-multihead');
   await el().locator('details.weights > summary').click();
   assert.match(await textOf(el().locator('[data-tensor="weights.W_q"]')), /More than 400 numbers/);
   assert.equal(await el().locator('[data-tensor="weights.W_q"] input').count(), 0);
 });
 
 test('informer-prob-layer: queries and factor editable', async () => {
-  await openUrl(page, base + '#preset=informer-prob-layer');
+  await samePage(page, 'informer-prob-layer');
   await type('queries[0][0][0]', '2');
   await type('factor', '1');
   const s = await scenarioOf(page);
@@ -111,7 +112,7 @@ test('informer-prob-layer: queries and factor editable', async () => {
 });
 
 test('d2l-additive: W_q editable; a bad value is named by its field', async () => {
-  await openUrl(page, base + '#preset=d2l-additive');
+  await samePage(page, 'd2l-additive');
   const drawn = await traceOf(page);
   await el().locator('details.weights > summary').click();
   await type('weights.W_q[0][0]', '0.5');
@@ -133,7 +134,7 @@ test('d2l-additive: W_q editable; a bad value is named by its field', async () =
 });
 
 test('controls that cannot apply are disabled with the reason: linear\'s scale, float32 outside full and flash', async () => {
-  await openUrl(page, base + '#preset=linear-elu1');
+  await samePage(page, 'linear-elu1');
   const scale = input('scale');
   assert.ok(await scale.isDisabled());
   assert.ok(await input('scale.auto').isDisabled());
@@ -145,13 +146,13 @@ test('controls that cannot apply are disabled with the reason: linear\'s scale, 
   const float32 = input('dtype').locator('option[value="float32"]');
   assert.ok(await float32.isDisabled());
   assert.ok((await why(input('dtype'))).some((text) => /not implemented yet/.test(text)));
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   assert.ok(!(await input('dtype').locator('option[value="float32"]').isDisabled()));
   assert.equal(await el().locator('.why-disabled').count(), 0);
 });
 
 test('linear-cosine: the features\' caption does not call negative features non-negative', async () => {
-  await openUrl(page, base + '#preset=linear-cosine');
+  await samePage(page, 'linear-cosine');
   const trace = await traceOf(page);
   assert.ok(trace.features_q.flat(4).some((x) => x < 0), 'cosine1 has negative features');
   const caption = await textOf(el().locator('[data-field="features_q"] figcaption'));
@@ -160,7 +161,7 @@ test('linear-cosine: the features\' caption does not call negative features non-
 });
 
 test('multihead picked from the menu starts with inputs of its own (no error), q, k, v put aside and back', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const q = (await scenarioOf(page)).q;
   await input('algorithm').selectOption('multihead');
   await page.waitForFunction(() => document.querySelector('attention-playground').trace?.algorithm === 'multihead');
@@ -179,7 +180,7 @@ test('multihead picked from the menu starts with inputs of its own (no error), q
 });
 
 test('self-attention: q = k = v is one grid X, an edit changes all three; untied, three grids edited apart', async () => {
-  await openUrl(page, base + '#preset=self-attention');
+  await samePage(page, 'self-attention');
   const grids = () => el().locator('.panel-tensors input[data-key^="k["], .panel-tensors input[data-key^="v["]').count();
   assert.equal(await grids(), 0, 'one grid: X');
   assert.equal(await input('tie-qkv').isChecked(), true);

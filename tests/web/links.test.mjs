@@ -12,7 +12,7 @@ let page, base, problems, close, wasm;
 
 before(async () => {
   wasm = await load();
-  ({ page, base, problems, close } = await launch());
+  ({ page, base, problems, close } = await launch({ ownBrowser: true }));
   // opening a link over 1 MB (BAD below) took Chromium 30 s, Playwright's default limit, on a loaded machine
   page.setDefaultNavigationTimeout(120000);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });

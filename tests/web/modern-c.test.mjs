@@ -7,7 +7,7 @@
 // inside the cache. Light and dark, en and zh, 390 px, axe. Headless Chromium against dist/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openUrl, settle, textOf, traceOf, assertCells, setScenario, scenarioOf } from './harness.mjs';
+import { launch, openUrl, samePage, settle, textOf, traceOf, assertCells, setScenario, scenarioOf } from './harness.mjs';
 import { axeViolations, openAll, themeAndLang } from './axe.mjs';
 import { wasm } from '../node/helpers.mjs';
 
@@ -46,7 +46,7 @@ test('gqa-toy: the real models\' KV cache per token, each line the core\'s estim
 });
 
 test('rope-toy: the decay of the score bound over the relative distance, the trace\'s rope_decay, explained', async () => {
-  await openUrl(page, `${base}#preset=rope-toy`);
+  await samePage(page, 'rope-toy');
   const trace = await traceOf(page);
   assert.equal(trace.rope_decay.length, 512);
   const E = trace.shapes.q[3];
@@ -74,7 +74,7 @@ test('rope-toy: the decay of the score bound over the relative distance, the tra
 });
 
 test('alibi-extrapolate: the bias on one line past the trained length, the rows still softmaxes; the trained length moved', async () => {
-  await openUrl(page, `${base}#preset=alibi-extrapolate`);
+  await samePage(page, 'alibi-extrapolate');
   const trace = await traceOf(page);
   const view = root().locator('.alibi-extrapolation');
   await view.scrollIntoViewIfNeeded();
@@ -102,7 +102,7 @@ test('alibi-extrapolate: the bias on one line past the trained length, the rows 
 });
 
 test('sink-window: the weight on the sinks, the context with and without them as maps, explained; dark, zh, 390 px, axe', async () => {
-  await openUrl(page, `${base}#preset=sink-window`);
+  await samePage(page, 'sink-window');
   const trace = await traceOf(page);
   const view = root().locator('.sink-eviction');
   await view.scrollIntoViewIfNeeded();
@@ -178,7 +178,7 @@ test('mla-toy: the latent and k_rope as maps, explained; the weights edited on t
 });
 
 test('decode with RoPE inside the cache: each step\'s weights explained from the unrotated q and k', async () => {
-  await openUrl(page, `${base}#preset=decode-sinks`);
+  await samePage(page, 'decode-sinks');
   const s = await scenarioOf(page);
   await setScenario(page, { ...s, rope: { ...(s.rope ?? {}), positions: 'cache' } });
   const trace = await traceOf(page);

@@ -7,47 +7,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer } from '../../scripts/serve.mjs';
 import { load } from '../../wasm/attnplay.mjs';
-import { linkedScenario, openUrl, settle, textOf } from './harness.mjs';
+import { launch, linkedScenario, openUrl, samePage, settle, textOf } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-let server, base, context, page, wasm, userDir;
-const problems = []; // console errors, page errors, CSP violations
-
-function watch(p) {
-  p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
-  p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-}
+let base, page, wasm, problems, close;
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/index.html is missing: run npm run build');
   wasm = await load();
-  server = createServer(dist);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnplay-chromium-'));
-  context = await chromium.launchPersistentContext(userDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 },
-  });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective}: ${e.blockedURI}`));
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  watch(page);
+  ({ page, base, problems, close } = await launch());
 });
 
-after(async () => {
-  await context?.close();
-  server?.close();
-  if (userDir) fs.rmSync(userDir, { recursive: true, force: true });
-});
+after(async () => { await close?.(); });
 
 const el = () => page.locator('attention-playground').first();
 const cell = (field, index, host = el()) => host.locator(`[data-field="${field}"] td[data-index="${index}"]`);
@@ -57,6 +30,9 @@ const value = async (locator) => Number(await locator.getAttribute('data-value')
 
 /** A fresh load of the page (never a same-document hash change). */
 const open = (hash = '') => openUrl(page, base + hash);
+/** The preset on the page the test before left (harness.mjs samePage: el.setPreset draws the element
+ * anew; it fails unless the page is as its last load left it): for a test that does not test loading. */
+const reopen = (name) => samePage(page, name);
 
 async function pickPreset(name) {
   await input('preset').selectOption(name);
@@ -74,13 +50,13 @@ async function switchLang(lang) {
   await settle(page);
 }
 
-/** Opens a preset (skipping the test when this core has none of that name): its scenario and the core's trace. */
+/** Switches to a preset (reopen; skipping the test when this core has none of that name): its scenario and the core's trace. */
 async function openPreset(t, name) {
   if (!wasm.presets().some((p) => p.name === name)) {
     t.skip(`the core has no ${name} preset yet`);
     return null;
   }
-  await open('#preset=' + name);
+  await reopen(name);
   const scenario = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   return { scenario, expected: wasm.run(scenario) };
 }
@@ -111,7 +87,7 @@ test('softmax-toy: the seed\'s numbers, shown and exact', async () => {
 });
 
 test('editing a cell of K recomputes on input, as the WASM module does in node', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   await page.evaluate(() => {
     window.__traces = 0;
     document.querySelector('attention-playground').addEventListener('trace', () => { window.__traces++; });
@@ -135,7 +111,7 @@ test('editing a cell of K recomputes on input, as the WASM module does in node',
 });
 
 test('a malformed value is named inline and the last good result stays', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   const before = await value(cell('context', '0,0,0,0'));
   await input('k[0][2][0][0]').fill('1..2');
   await settle(page);
@@ -155,7 +131,7 @@ test('a malformed value is named inline and the last good result stays', async (
 });
 
 test('a wrong shape (scenario JSON) is named by the core beside K; invalid JSON beside the editor', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   const good = await value(cell('context', '0,0,0,0'));
   await el().locator('[data-panel="json"] summary').click();
   await settle(page);
@@ -256,7 +232,7 @@ test('the URL hash restores a scenario', async () => {
 });
 
 test('every control has an accessible name; the language switch works', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   const unnamed = await page.evaluate(() => {
     const root = document.querySelector('attention-playground').shadowRoot;
     return [...root.querySelectorAll('input, select, textarea, button')].filter((c) => {
@@ -278,7 +254,7 @@ test('every control has an accessible name; the language switch works', async ()
 });
 
 test('every preset\'s description in Chinese: Chinese text with the numbers of the English one', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   await page.evaluate(() => document.querySelector('attention-playground').setAttribute('lang', 'zh'));
   await settle(page);
   const numbers = (text) => (text.match(/\d+(\.\d+)?/g) ?? []).sort();
@@ -299,7 +275,7 @@ test('ProbAttention view on prob-toy: samples, sparsity, top rows, factor slider
     t.skip('the core has no prob-toy preset yet');
     return;
   }
-  await open('#preset=prob-toy');
+  await reopen('prob-toy');
   const prob = el().locator('[data-panel="prob"]');
   await prob.waitFor({ state: 'visible' });
   const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
@@ -362,7 +338,7 @@ test('ProbAttention pitfalls: the cumulative mean beside the reference\'s cumula
     t.skip('the core has no prob-toy-causal preset yet');
     return;
   }
-  await open('#preset=prob-toy-causal');
+  await reopen('prob-toy-causal');
   const prob = el().locator('[data-panel="prob"]');
   const side = prob.locator('[data-field="pitfalls"]');
   // at the reference: a hint that the switches exist, no comparison
@@ -542,7 +518,7 @@ test('screenshot, and no console errors or CSP violations', async () => {
 });
 
 test('the algorithm menu is the core\'s registry: its names, labelled with their titles (en, zh)', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   const registry = wasm.algorithms().map((a) => (typeof a === 'string' ? { name: a, title: a, title_zh: a } : a));
   const options = () => input('algorithm').locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
   let offered = await options();
@@ -590,7 +566,7 @@ async function showsCoreError(scenario, field, slotName) {
 }
 
 test('a core error is placed by its field: a bad tensor cell beside that tensor, a mask parameter beside its control', async () => {
-  await open('#preset=softmax-toy');
+  await reopen('softmax-toy');
   const good = await value(cell('context', '0,0,0,0'));
   const s0 = await page.evaluate(() => document.querySelector('attention-playground').scenario);
   // a cell of K that is not a number: the core names k[0][2][0][0]; it is shown beside K's grid

@@ -6,13 +6,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/attnplay.mjs';
-import { launch, openUrl, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
+import { launch, openUrl, samePage, scenarioOf, settle, textOf, traceOf } from './harness.mjs';
 
 let page, base, problems, close, wasm;
 
 before(async () => {
   wasm = await load();
-  ({ page, base, problems, close } = await launch());
+  ({ page, base, problems, close } = await launch({ ownBrowser: true }));
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
 });
 after(async () => { await close?.(); });
@@ -88,7 +88,7 @@ test('pasting tensor([[3.], [1.], [0.5]]) into the softmax toy\'s K grid sets K 
 });
 
 test('NumPy prints, nested lists, spreadsheet rows and CSV; sizes follow (q, k, v consistent)', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   // a 2 x 2 V: L_K becomes 2 (k loses its last row), D stays 2
   await paste('v', 'array([[1., 2.],\n       [3., 4.]], dtype=float32)');
   let s = await waitFor((x) => x.v[0].length === 2);
@@ -126,7 +126,7 @@ test('NumPy prints, nested lists, spreadsheet rows and CSV; sizes follow (q, k, 
 });
 
 test('what cannot be read or cannot fit is refused with the grid named; the scenario stays', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   const before = await scenarioOf(page);
   const slot = el().locator('[data-slot="k"]');
   for (const [text, message] of [
@@ -153,7 +153,7 @@ test('what cannot be read or cannot fit is refused with the grid named; the scen
 });
 
 test('a dropped .npy loads: float64, float32 big-endian, int32 in Fortran order, version 2.0', async () => {
-  await openUrl(page, base + '#preset=softmax-toy');
+  await samePage(page, 'softmax-toy');
   await drop('k', 'k.npy', npy('<f8', [3, 1], false, f64([0.25, -1.5, 1e-7])));
   let s = await waitFor((x) => x.k[0][2][0][0] === 1e-7);
   assert.deepEqual(s.k, [[[[0.25]], [[-1.5]], [[1e-7]]]]);

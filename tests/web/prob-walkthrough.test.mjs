@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/attnplay.mjs';
-import { afterTrace as traced, assertCells, launch, openUrl, scenarioOf, settle, textOf } from './harness.mjs';
+import { afterTrace as traced, assertCells, launch, openUrl, samePage, scenarioOf, settle, textOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -80,7 +80,7 @@ test('prob-seed-walkthrough: scores_top [1, 0, 1, 1] and [1, 1, 2, 0], exact M 0
 });
 
 test('clicking edits sample_index (a key in or out of a query\'s draws) and top_index (a query in or out)', async () => {
-  await openUrl(page, `${base}#preset=prob-seed-walkthrough`);
+  await samePage(page, 'prob-seed-walkthrough');
   const s0 = await scenarioOf(page);
   assert.deepEqual(s0.sample_index[0], [0, 2]);
   // k1 for q0: it takes the place of the oldest draw (k0)
@@ -132,7 +132,7 @@ test('clicking edits sample_index (a key in or out of a query\'s draws) and top_
 });
 
 test('a factor change with a given sample_index and top_index puts them aside (no error, no stale formula), and back', async () => {
-  await openUrl(page, `${base}#preset=prob-seed-walkthrough`);
+  await samePage(page, 'prob-seed-walkthrough');
   const s0 = await scenarioOf(page);
   const s1 = await afterTrace(async () => {
     await input('factor').focus();
@@ -169,7 +169,7 @@ test('a factor change with a given sample_index and top_index puts them aside (n
 });
 
 test('Bahdanau\'s held-out sentence tells reverse from copy: its target and the other task\'s answer differ', async () => {
-  await openUrl(page, `${base}#preset=bahdanau-train-reverse-quick`);
+  await samePage(page, 'bahdanau-train-reverse-quick');
   const s = await scenarioOf(page);
   const t = wasm.run(s);
   const words = t.heldout_valid_len - 1;

@@ -17,7 +17,7 @@ let page, base, problems, browser;
 
 before(async () => {
   assertTorch();
-  ({ page, base, problems, close: browser } = await launch());
+  ({ page, base, problems, close: browser } = await launch({ ownBrowser: true }));
 });
 after(async () => { await browser?.(); });
 

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/attnplay.mjs';
-import { afterTrace as traced, launch, openUrl, traceOf } from './harness.mjs';
+import { afterTrace as traced, launch, openUrl, samePage, traceOf } from './harness.mjs';
 
 let browser, page, base, problems, wasm;
 
@@ -47,13 +47,13 @@ test('linear: the library select, its distance from SPEC beside the result, and 
 });
 
 test('full: align bottom_right under a causal mask; prob-toy: the tie warning is shown', async () => {
-  await openUrl(page, `${base}#preset=softmax-toy`);
+  await samePage(page, 'softmax-toy');
   const s = await afterTrace(() => input('mask.kind').selectOption('causal'));
   assert.equal(s.mask.kind, 'causal');
   const s2 = await afterTrace(() => input('mask.align').selectOption('bottom_right'));
   assert.equal(s2.mask.align, 'bottom_right');
   assert.match(await el().locator('[data-field="reference-line"]').textContent(), /bottom_right against SPEC's formulas: .*aligned to the last key/);
-  await openUrl(page, `${base}#preset=prob-toy`);
+  await samePage(page, 'prob-toy');
   const warnings = await el().locator('.warnings li').allTextContents();
   assert.ok(warnings.some((w) => w.includes('a tie at the top-u cut (u = 2): queries 1, 3 have M = 1')), warnings.join('\n'));
   assert.deepEqual(problems, []);

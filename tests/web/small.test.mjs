@@ -3,9 +3,8 @@
 // outside float64. Headless Chromium against dist/ served by scripts/serve.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { dist, launch, openUrl, settle, textOf, traceOf } from './harness.mjs';
+import { dist, downloaded, launch, openUrl, settle, textOf, traceOf } from './harness.mjs';
 
 let page, base, problems, close;
 
@@ -50,7 +49,7 @@ test('csv: the shown slice says which in its corner and its file name; every sli
   for (const [key, name] of [['export.csv', 'attention-multihead-output-b1.csv'], ['export.csv-all', 'attention-multihead-output-all.csv']]) {
     const [download] = await Promise.all([page.waitForEvent('download'), row.locator(`button[data-key="${key}"]`).click()]);
     assert.equal(download.suggestedFilename(), name);
-    const text = fs.readFileSync(await download.path(), 'utf8');
+    const text = (await downloaded(download)).toString('utf8');
     assert.equal(text, await csvOf('output', key.endsWith('all') ? { slices: 'all' } : undefined));
   }
   assert.deepEqual(problems, []);
