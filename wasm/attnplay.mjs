@@ -46,12 +46,8 @@ function holdsTyped(value) {
  * by no map, 40,000 numbers at each edit of the page). Enumerable, so JSON, structuredClone and
  * Object.entries see it as any other field. */
 function nestedOnRead(trace, name, data, shape) {
-  const settle = (value) => Object.defineProperty(trace, name, { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(trace, name, {
-    enumerable: true, configurable: true,
-    get() { const value = toNested(data, shape); settle(value); return value; },
-    set(value) { settle(value); },
-  });
+  const settle = (value) => Object.defineProperty(trace, name, { value, writable: true, enumerable: true, configurable: true })[name];
+  Object.defineProperty(trace, name, { enumerable: true, configurable: true, get: () => settle(toNested(data, shape)), set: settle });
 }
 
 function makeRun(core) {
