@@ -415,7 +415,7 @@ export class AttentionPlayground extends HTMLElement {
           if (session.spec !== null) nodes.push(lazyPart('reference', () => this.#view('reference')?.referenceLine(session.traced, trace, session.spec, lang) ?? null));
           // an algorithm's own flow once its chunk is there (its maps without the operations until then)
           const steps = own?.flow ? this.#host.need(own.flow) ?? [] : undefined;
-          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#formulas(), memo: this.#host.memo })));
+          nodes.push(lazyPart('maps', () => results({ trace, b, h: hh, lang, steps, formula: this.#formulas() })));
           const v = own?.view && (own.view.when?.(this.#host) ?? true) ? own.view : null;
           if (v?.part) nodes.push(lazyPart(v.part, () => sec(v.render(this.#host.need(v.load), this.#host, trace))));
           nodes.push(lazyPart('algorithm', () => {

@@ -194,13 +194,14 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
       const core = coreFor(scenario);
       if (!core) return null;
       // an edit of a number changes no shape: the last answer stands (the core parses the scenario)
-      const shapes = shapesOnly(scenario);
-      const key = JSON.stringify(shapes);
+      // keyed by the shape of every top-level grid, the algorithms' own too (multihead's queries,
+      // mla's x: 1 ms of the core a d2l-multihead edit); no preset's estimate follows their numbers
+      const key = JSON.stringify(scenario, function (this: unknown, _k, v) { return this === scenario && v?.[0]?.map ? shapeOf(v) : v; });
       const known = estimates.get(key);
       if (known?.core === core) return known.value;
       let value: Estimate | null = null;
       try {
-        value = core.estimate(shapes);
+        value = core.estimate(shapesOnly(scenario));
       } catch {
         value = null;
       }

@@ -16,9 +16,6 @@ export interface ResultsOptions {
   formula?: (algorithm: string, field: string, lang: Lang) => Node | null;
   /** The algorithm's own flow (views/flows.ts, once loaded); default full attention's. */
   steps?: FlowStep[];
-  /** The element's memo (ViewHost.memo): a step's operation line, the same while its words are,
-   * is drawn once, not built and patched at each edit */
-  memo?: (name: string, deps: unknown[], build: () => HTMLElement) => HTMLElement;
 }
 
 const labels = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`);
@@ -167,12 +164,9 @@ export function results(o: ResultsOptions): HTMLElement {
     const spec = mapSpec(trace, f.field, o.b, o.h, o.lang);
     if (!spec && !shapes[f.field]) continue;
     const sizes = f.from?.every(dims) ? `${f.from.map(dims).join(' × ')} → ${dims(f.field)}` : '';
-    const op = f.op && (typeof f.op === 'string' ? f.op : f.op[o.lang]);
-    const formula = op ? o.formula?.(trace.algorithm, f.field, o.lang) ?? null : null;
-    const opLine = () => h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${op}`) }), h('span', { text: tuple(f.shape ?? '') }),
-      h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, formula));
     flow.append(h('div', { class: 'flow-step', dataset: { step: f.field } },
-      op ? (o.memo ? o.memo(`step-op ${f.field}`, [trace.algorithm, op, f.shape, sizes, formula], opLine) : opLine()) : null,
+      f.op ? h('div', { class: 'step-op' }, h('code', { text: tuple(`→ ${typeof f.op === 'string' ? f.op : f.op[o.lang]}`) }), h('span', { text: tuple(f.shape ?? '') }),
+        h('span', { class: 'muted', text: sizes }), h('span', { class: 'step-formula' }, o.formula?.(trace.algorithm, f.field, o.lang))) : null,
       spec ? heatmap({ ...spec, lang: o.lang }) : h('div', { class: 'chip', text: `${f.field} ${dims(f.field)}` })));
   }
   return flow;
