@@ -110,10 +110,10 @@ val output_buffer(unsigned i) {
 void release_outputs() { attnplay::OutputBuffers().swap(g_outputs); }
 
 #ifndef ATTNPLAY_FIRST_LOAD  // its draws are the whole module's (core/scenario/draws.hpp)
-// The numbers of a seeded draw (SPEC §2, {"shape", "random", "seed", "scale"}) as the readers draw
-// them, for the page's grids, explanations and copy-as-PyTorch: {"shape": [...]} with the numbers
-// in outputBuffer(0), or {"error", "field"} naming `field`'s keys ("q.random").
-std::string draw(const std::string& spec_text, const std::string& field) {
+// A draw's reply: the numbers `read(spec, dims)` makes of the spec text, in outputBuffer(0), and
+// {"shape": [...]}; or {"error", "field"} naming `field`'s keys.
+template <class Read>
+std::string draw_reply(const std::string& spec_text, const std::string& field, Read read) {
   try {
     attnplay::OutputBuffers().swap(g_outputs);
     const auto spec = attnplay::parse_scenario_text(spec_text);
@@ -121,7 +121,7 @@ std::string draw(const std::string& spec_text, const std::string& field) {
       throw attnplay::InputError(field, "expected a draw {\"shape\", \"random\", \"seed\", \"scale\"}");
     const std::size_t rank = spec.contains("shape") && spec["shape"].is_array() ? spec["shape"].size() : 0;
     const std::vector<attnplay::Dim> dims(std::max<std::size_t>(rank, 1), attnplay::Dim::any("size"));
-    g_outputs.push_back(attnplay::read_tensor(spec, field, dims, nullptr));
+    g_outputs.push_back(read(spec, dims));
     const auto& shape = g_outputs[0].shape();
     return attnplay::json{{"shape", std::vector<std::size_t>(shape.begin(), shape.end())}}.dump();
   } catch (const attnplay::InputError& e) {
@@ -132,27 +132,23 @@ std::string draw(const std::string& spec_text, const std::string& field) {
   }
 }
 
+// The numbers of a seeded draw (SPEC §2, {"shape", "random", "seed", "scale"}) as the readers draw
+// them, for the page's grids, explanations and copy-as-PyTorch: {"shape": [...]} with the numbers
+// in outputBuffer(0), or {"error", "field"} naming `field`'s keys ("q.random").
+std::string draw(const std::string& spec_text, const std::string& field) {
+  return draw_reply(spec_text, field, [&](const attnplay::json& spec, const std::vector<attnplay::Dim>& dims) {
+    return attnplay::read_tensor(spec, field, dims, nullptr);
+  });
+}
+
 // Rows [start, end) of axis 1 of a seeded draw (a split run's query rows, web/src/worker/split.ts),
 // bit for bit those rows of draw()'s numbers: replies as draw().
 std::string draw_rows(const std::string& spec_text, const std::string& field, double start, double end) {
-  try {
-    attnplay::OutputBuffers().swap(g_outputs);
-    const auto spec = attnplay::parse_scenario_text(spec_text);
-    if (!spec.is_object() || !spec.contains("random"))
-      throw attnplay::InputError(field, "expected a draw {\"shape\", \"random\", \"seed\", \"scale\"}");
+  return draw_reply(spec_text, field, [&](const attnplay::json& spec, const std::vector<attnplay::Dim>& dims) {
     if (!(start >= 0 && end >= start && end <= 9007199254740992.0))
       throw attnplay::InputError(field, "rows: expected 0 <= start <= end");
-    const std::size_t rank = spec.contains("shape") && spec["shape"].is_array() ? spec["shape"].size() : 0;
-    const std::vector<attnplay::Dim> dims(std::max<std::size_t>(rank, 1), attnplay::Dim::any("size"));
-    g_outputs.push_back(attnplay::read_draw_rows(spec, field, dims, static_cast<std::size_t>(start), static_cast<std::size_t>(end)));
-    const auto& shape = g_outputs[0].shape();
-    return attnplay::json{{"shape", std::vector<std::size_t>(shape.begin(), shape.end())}}.dump();
-  } catch (const attnplay::InputError& e) {
-    return error_json(e.what(), e.field);
-  } catch (const std::bad_alloc&) {
-    attnplay::OutputBuffers().swap(g_outputs);
-    return error_json(field + ": out of memory (too large for the browser)", field);
-  }
+    return attnplay::read_draw_rows(spec, field, dims, static_cast<std::size_t>(start), static_cast<std::size_t>(end));
+  });
 }
 #endif
 

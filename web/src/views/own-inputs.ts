@@ -100,17 +100,18 @@ export function weightsPanel(o: WeightsOptions): HTMLElement | null {
 
 const at0 = (x: unknown) => (Array.isArray(x) ? x[0] : undefined);
 
-/** A weight the seed drew: the trace's field `name`, or `name` in the trace's group (mla's state_dict). */
-function drawnWeight(trace: Trace, group: string | undefined, name: string): unknown {
+/** Where the trace keeps its drawn weights: itself, or its group (mla's state_dict); null if none. */
+function weightsOf(trace: Trace, group: string | undefined): Record<string, unknown> | null {
   const g = group ? trace[group] : trace;
-  return g !== null && typeof g === 'object' ? (g as Record<string, unknown>)[name] : undefined;
+  return g !== null && typeof g === 'object' ? g as Record<string, unknown> : null;
 }
+
+/** A weight the seed drew: the trace's field `name`, or `name` in the trace's group. */
+const drawnWeight = (trace: Trace, group: string | undefined, name: string): unknown => weightsOf(trace, group)?.[name];
 
 /** Whether the trace has the weight `name` (drawnWeight's), its value left unread. */
 function hasWeight(trace: Trace, group: string | undefined, name: string): boolean {
-  const g = group ? trace[group] : trace;
-  if (g === null || typeof g !== 'object') return false;
-  const d = Object.getOwnPropertyDescriptor(g, name);
+  const d = Object.getOwnPropertyDescriptor(weightsOf(trace, group) ?? {}, name);
   return d !== undefined && (d.get !== undefined || d.value !== undefined);
 }
 

@@ -52,18 +52,14 @@ export function drawInputs(s: Scenario, draw: (spec: Scenario, field: string) =>
 export const shareRows = (L: number, n: number, i: number): [number, number] => [Math.round((i * L) / n), Math.round(((i + 1) * L) / n)];
 
 /** Blocks of rows of a (B, rows, H, E) tensor, each `t` starting at row `start`, as the (B, L, H, E)
- * tensor they cover (shareRows' shares, from every worker). */
-export function joinRows(parts: { start: number; t: TypedTensor }[], L: number): TypedTensor {
-  const [B, , H, E] = parts[0].t.shape, row = H * E;
-  const data = new Float64Array(B * L * row);
-  for (const { start, t } of parts) {
-    const n = t.shape[1];
-    for (let b = 0; b < B; b++) data.set(t.data.subarray(b * n * row, (b + 1) * n * row), (b * L + start) * row);
-  }
-  return { shape: [B, L, H, E], data };
+ * tensor they cover (shareRows' shares, from every worker, in any order): join()'s along axis 1. */
+export function joinRows(parts: { start: number; t: TypedTensor }[]): TypedTensor {
+  const ts = [...parts].sort((x, y) => x.start - y.start).map((x) => x.t);
+  const shape = ts[0].shape.slice();
+  shape[1] = ts.reduce((n, t) => n + t.shape[1], 0);
+  return { shape, data: join(ts, 1) as Float64Array };
 }
 
-/** Rows [start, end) of a typed (B, L, H, E) tensor. */
 export function sliceRows(t: TypedTensor, start: number, end: number): TypedTensor {
   const [B, L, H, E] = t.shape, row = H * E, n = end - start;
   const data = new Float64Array(B * n * row);
@@ -124,7 +120,7 @@ function joined(parts: { start: number; p: PackedTensor }[], axis: number): Pack
 }
 
 /** Packed tensors of consecutive blocks along `axis` joined into one buffer. */
-function join(parts: PackedTensor[], axis: number): Float64Array | Uint8Array {
+function join(parts: { shape: number[]; data: Float64Array | Uint8Array }[], axis: number): Float64Array | Uint8Array {
   const shape = parts[0].shape.slice();
   shape[axis] = parts.reduce((n, p) => n + p.shape[axis], 0);
   const outer = shape.slice(0, axis).reduce((a, b) => a * b, 1), inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1);

@@ -47,16 +47,14 @@ async function shared(core: Core, s: Scenario, index: number, peers: (MessagePor
       if (--left === 0) { port.close(); resolve(); }
     };
   })));
-  const L: Record<string, number> = {};
   for (const f of fields) {
-    L[f] = (s[f] as { shape: number[] }).shape[1];
-    const [start, end] = shareRows(L[f], n, index);
+    const [start, end] = shareRows((s[f] as { shape: number[] }).shape[1], n, index);
     const t = core.draw(s[f] as Scenario, f, [start, end]) as TypedTensor;
     for (const port of peers) port?.postMessage({ field: f, start, t });
     parts[f].push({ start, t });
   }
   await received;
-  return Object.fromEntries(fields.map((f) => [f, joinRows(parts[f], L[f])]));
+  return Object.fromEntries(fields.map((f) => [f, joinRows(parts[f])]));
 }
 
 const scope = self as unknown as {
