@@ -59,3 +59,24 @@ for (const state of [WIDE, PHONE]) {
     });
   });
 }
+
+// An edited page shows what a preset as loaded does not: the header's "modified" mark (its gold
+// text once failed contrast in the light theme, 2.7:1) and the edited cell's row.
+test('axe finds no WCAG A/AA violation on an edited page, light and dark', async () => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await openUrl(page, `${base}#preset=softmax-toy`);
+  for (const theme of ['light', 'dark']) {
+    await themeAndLang(page, theme, 'en');
+    await page.evaluate(async (v) => {
+      const el = document.querySelector('attention-playground');
+      const input = el.shadowRoot.querySelector('.panel-tensors [data-tensor] input[data-key]');
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await el.settled;
+    }, theme === 'light' ? '0.7' : '-1.25');
+    assert.equal(await page.evaluate(() => document.querySelector('attention-playground').shadowRoot.querySelector('.modified').hidden), false);
+    await openAll(page);
+    assert.deepEqual(await axeViolations(page), [], `edited softmax-toy, ${theme}`);
+  }
+  assert.deepEqual(problems, []);
+});
