@@ -115,9 +115,16 @@ export class AttentionPlayground extends HTMLElement {
       this.ready.then(() => this.setScenario(copy));
       return;
     }
-    if (this.#session.replace(copy) && refreshCells(this.#root, this.#session)) {
+    const alike = this.#session.replace(copy);
+    if (alike === 'values' && refreshCells(this.#root, this.#session)) {
       // only tensor values changed: the grids' cells take the new numbers, the results are drawn again
       this.#update('values', 'api');
+      return;
+    }
+    if (alike === 'draws') {
+      // another seed of the same draws (a tutorial's script, issue 18's L = 4096 runs): the inputs
+      // drawn again, the results patched, the page's layout and its open sections kept
+      this.#update('inputs', 'api');
       return;
     }
     this.#renderWhole('api');

@@ -77,11 +77,14 @@ export class Undo {
   record(r: Recorded): void {
     if (!r.edit) this.#history.replace(r.snap);
     else if (this.#history.record(r.snap, r.key, r.time) && this.#host.url) {
-      // pushState costs milliseconds: in a task of its own, after the edit is drawn (its hash is
-      // written after it, url-sync.ts); a step or the next entry pushes one still waiting first
+      // pushState costs milliseconds (the renderer's and the browser's): in a task of its own,
+      // after the edit is drawn (its hash is written after it, url-sync.ts), and after the long run
+      // the edit started, if any (issue 18: not beside a split run's workers on the reader's cores);
+      // a step or the next entry pushes one still waiting first
       this.#flush();
       const mark = this.#mark();
-      this.#pending = { mark, timer: setTimeout(() => this.#flush(), 0) };
+      const later = () => { if (this.#pending?.mark === mark) this.#pending.timer = setTimeout(() => this.#flush(), 0); };
+      this.#pending = { mark, timer: setTimeout(() => void this.#host.session.longRunSettled().then(later), 0) };
     }
   }
 

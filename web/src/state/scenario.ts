@@ -171,9 +171,10 @@ export function fitSharedKeys(s: Scenario): void {
 }
 
 /** Whether two scenarios differ in the values of their q, k, v only (same shapes, same rest). */
-export function sameShape(a: Scenario, b: Scenario): boolean {
+export function sameShape(a: Scenario, b: Scenario, drawsByShape = false): boolean {
   // a draw is its own "values": another seed is another scenario, not new numbers in the same grids
-  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : isDraw(x) ? x : typeof x);
+  // (`drawsByShape`: a draw of the same shape is alike, whatever its seed, distribution and scale)
+  const shape = (x: unknown): unknown => (Array.isArray(x) ? [x.length, shape(x[0])] : isDraw(x) ? (drawsByShape ? ['draw', x.shape] : x) : typeof x);
   const rest = (s: Scenario) => JSON.stringify({ ...s, q: shape(s.q), k: shape(s.k), v: shape(s.v) });
   return rest(a) === rest(b);
 }

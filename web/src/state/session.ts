@@ -147,9 +147,11 @@ export class Session {
   // ---- whole scenarios ----
 
   /** A whole new scenario (preset, setScenario, attribute, URL): nothing put aside carries over.
-   * True when it differs from the last in the values of q, k, v only (and no preset, slice 0, 0). */
-  replace(scenario: Scenario, preset = ''): boolean {
-    const values = this.preset === '' && preset === '' && this.b === 0 && this.h === 0 && sameShape(this.scenario, scenario);
+   * 'values' when it differs from the last in the values of q, k, v only, 'draws' in the seeds,
+   * distributions or scales of its seeded draws too (both: no preset, slice 0, 0), else null. */
+  replace(scenario: Scenario, preset = ''): 'values' | 'draws' | null {
+    const plain = this.preset === '' && preset === '' && this.b === 0 && this.h === 0;
+    const values = !plain ? null : sameShape(this.scenario, scenario) ? 'values' : sameShape(this.scenario, scenario, true) ? 'draws' : null;
     this.#pendingPreset = null;
     this.#stash = {};
     this.preset = preset;

@@ -93,8 +93,12 @@ const start = (wasmUrl: string) => getEngine({ wasmUrl }).then(async (engine) =>
       void (async () => { try {
         // q: this worker's rows only (a seeded q drawn so, bit for bit those rows of the whole draw);
         // a seeded k, v: its share of their rows drawn, the others' received (shared below)
-        const given = peers ? await shared(core, scenario, index, peers) : {};
-        const s = drawInputs(lifted(scenario), (spec, field) => given[field] ?? core.draw(spec, field, field === 'q' ? [start, end] : undefined) as TypedTensor);
+        // (shared() draws and posts this worker's shares at once; its rows of q are drawn while the
+        // others' shares come)
+        const sharing = peers ? shared(core, scenario, index, peers) : Promise.resolve({} as Record<string, TypedTensor>);
+        const ownQ = isDraw(scenario.q) ? core.draw(scenario.q as Scenario, 'q', [start, end]) as TypedTensor : null;
+        const given = await sharing;
+        const s = drawInputs(lifted(scenario), (spec, field) => (field === 'q' ? ownQ : given[field]) ?? core.draw(spec, field) as TypedTensor);
         const q = isDraw(scenario.q) ? s.q as TypedTensor : sliceRows(s.q as TypedTensor, start, end);
         for (let k = 0; k < blocks; k++) {
           const a = start + Math.round((k * (end - start)) / blocks), b = start + Math.round(((k + 1) * (end - start)) / blocks);
