@@ -8,7 +8,8 @@
 // built by a second, unsplit build (below) with the WASM inlined as base64: one file, no network.
 import { build, defineConfig, type Plugin, type UserConfig } from 'vite';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -51,6 +52,44 @@ function nodeOnly(): Plugin {
     transform(code, id) {
       if (!/attnplay_(core|first)\.mjs$/.test(id)) return null;
       return code.replace(/\brequire\("(fs|path)"\)/g, 'globalThis.require("$1")');
+    },
+  };
+}
+
+/** The Chinese labels of the state's and the algorithms' tables (`{ en: '...', zh: '...' }`, about
+ * 140 of them, 2.7 KB gzip of the first load's state chunk) go to the Chinese strings' chunk
+ * (web/src/i18n-zh.ts, loaded the first time the page shows Chinese): in those files each such
+ * `zh` becomes a getter, `zhText(en)` (web/src/i18n.ts), which answers from that chunk's table, the
+ * virtual module `virtual:attnplay-zh-texts` ({English: Chinese}, read from the same files). The
+ * element awaits that chunk before it draws in Chinese, as it does for t(). */
+const ZH_FILES = ['web/src/state', 'web/src/algorithms'];
+const ZH_PAIR = /\ben:(\s*)('(?:[^'\\\n]|\\.)*')(\s*),(\s*)zh:\s*('(?:[^'\\\n]|\\.)*')/g;
+function zhOutOfFirstLoad(): Plugin {
+  const VIRTUAL = 'virtual:attnplay-zh-texts';
+  const inFiles = (id: string) => ZH_FILES.some((d) => id.startsWith(here(`./${d}/`))) && id.endsWith('.ts');
+  return {
+    name: 'attnplay-zh-out-of-first-load',
+    enforce: 'pre',
+    resolveId: (source) => (source === VIRTUAL ? `\0${VIRTUAL}` : null),
+    load(id) {
+      if (id !== `\0${VIRTUAL}`) return null;
+      const texts: Record<string, string> = {};
+      for (const dir of ZH_FILES) {
+        for (const f of readdirSync(here(`./${dir}`)).filter((x) => x.endsWith('.ts'))) {
+          for (const m of readFileSync(here(`./${dir}/${f}`), 'utf8').matchAll(ZH_PAIR)) {
+            const en = runInNewContext(m[2]), zh = runInNewContext(m[5]);
+            // one Chinese per English (the table's key): two would answer alike
+            if (en in texts && texts[en] !== zh) throw new Error(`${dir}/${f}: "${en}" has two Chinese labels ("${texts[en]}", "${zh}"): word one of them apart`);
+            texts[en] = zh;
+          }
+        }
+      }
+      return `export default ${JSON.stringify(texts)};`;
+    },
+    transform(code, id) {
+      if (!inFiles(id) || !code.includes('zh:')) return null;
+      const out = code.replace(ZH_PAIR, (_all, s1: string, en: string, s2: string, s3: string) => `en:${s1}${en}${s2},${s3}get zh() { return zhText(${en}); }`);
+      return { code: `import { zhText } from ${JSON.stringify(here('./web/src/i18n.ts'))};\n${out}`, map: null };
     },
   };
 }
@@ -252,7 +291,7 @@ function singleFilePage(): Plugin {
         ...common(false),
         configFile: false,
         logLevel: 'error',
-        plugins: [nodeOnly(), pureSchemes(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
+        plugins: [nodeOnly(), zhOutOfFirstLoad(), pureSchemes(), elementCssOf(), inlineWasm(), singleFileHtml((text) => { page = text; })],
         build: {
           write: false,
           target: 'es2022',
@@ -272,7 +311,7 @@ function singleFilePage(): Plugin {
 
 export default defineConfig({
   ...common(),
-  plugins: [nodeOnly(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
+  plugins: [nodeOnly(), zhOutOfFirstLoad(), pureSchemes(), elementCssOf(), warnDynamicExecution(), embedPreloads(), cspHashes(), singleFilePage(),
     preloadWhereBuilt()],
   build: {
     outDir: here('./dist'),

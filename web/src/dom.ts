@@ -19,17 +19,24 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props) {
-    for (const [key, value] of Object.entries(props)) {
+    // for-in and index loops, not entries() and for-of: h() runs for every node of every view at
+    // every edit, and those allocate where V8 has not optimised the caller (issue 14's garbage)
+    for (const key in props) {
+      const value = props[key];
       if (value === undefined || value === null) continue;
       if (key === 'class') el.className = String(value);
       else if (key === 'text') el.textContent = String(value);
       else if (key === 'on') {
-        for (const [type, fn] of Object.entries(value as Record<string, (e: Event) => void>)) {
+        const on = value as Record<string, (e: Event) => void>;
+        for (const type in on) {
+          const fn = on[type];
           if (fn) { el.addEventListener(type, fn); LISTENING.add(el); }
         }
       } else if (key === 'dataset') Object.assign(el.dataset, value);
       else if (key === 'attrs') {
-        for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+        const attrs = value as Record<string, unknown>;
+        for (const name in attrs) {
+          const v = attrs[name];
           if (v === undefined || v === null || v === false) continue;
           el.setAttribute(name, v === true ? '' : String(v));
         }
@@ -45,7 +52,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export const building: { standIn?: (child: Node) => Node | undefined } = {};
 
 export function append(parent: Node, children: Child[]): void {
-  for (const child of children) {
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(parent, child);
     else if (child instanceof Node) parent.appendChild(building.standIn?.(child) ?? child);

@@ -5,6 +5,8 @@ import type { Key } from './i18n';
 export { PRESET_DESCRIPTIONS_ZH } from './i18n-zh-presets';
 // the algorithms' and presets' Chinese titles (scripts/catalog.mjs: out of the English first load)
 export { default as CATALOG_ZH_TITLES } from '../../build/wasm/catalog-zh.json';
+// the Chinese labels of web/src/state/ and web/src/algorithms/ (vite.config.ts zhOutOfFirstLoad)
+export { default as ZH_TEXTS } from 'virtual:attnplay-zh-texts';
 
 export const ZH: Record<Key, string> = {
   loading: '正在加载 WASM 核心…',

@@ -123,6 +123,12 @@ let ZH_PRESETS: Record<string, string> = {};
 /** The catalog's Chinese titles (build/wasm/catalog-zh.json, with the Chinese strings). */
 let ZH_TITLES: { algorithms: Record<string, string>; presets: Record<string, string> } = { algorithms: {}, presets: {} };
 let zhLoading: Promise<void> | null = null;
+/** The Chinese of the state's and algorithms' labels, by their English (vite.config.ts
+ * zhOutOfFirstLoad: with the Chinese strings, out of the English first load). */
+let ZH_TEXTS: Record<string, string> = {};
+
+/** A label's Chinese (its `zh`, a getter after the build moved it): its English until loaded. */
+export const zhText = (en: string): string => ZH_TEXTS[en] ?? en;
 
 /** Resolves when the language's strings are there (English always is); starts fetching them. */
 export function loadLanguage(lang: Lang): Promise<void> {
@@ -131,6 +137,7 @@ export function loadLanguage(lang: Lang): Promise<void> {
     ZH = m.ZH;
     ZH_PRESETS = m.PRESET_DESCRIPTIONS_ZH;
     ZH_TITLES = m.CATALOG_ZH_TITLES;
+    ZH_TEXTS = m.ZH_TEXTS;
   });
   return zhLoading;
 }

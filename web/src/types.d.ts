@@ -95,3 +95,8 @@ declare module '*.py?raw' {
   const text: string;
   export default text;
 }
+/** The Chinese labels of web/src/state/ and web/src/algorithms/, by their English (vite.config.ts zhOutOfFirstLoad). */
+declare module 'virtual:attnplay-zh-texts' {
+  const texts: Record<string, string>;
+  export default texts;
+}

@@ -26,8 +26,9 @@ export function largest(values: unknown[][], init: number, f: (x: number) => num
   const r = (values as { range?: [number, number] | null }).range;
   if (r !== undefined) return r ? Math.max(init, f(r[0]), f(r[1])) : init;
   let m = init;
-  for (const row of values) {
-    for (const x of row) if (typeof x === 'number' && Number.isFinite(x)) { const y = f(x); if (y > m) m = y; }
+  for (let i = 0; i < values.length; i++) {  // index loops: no iterator garbage at each edit (issue 14)
+    const row = values[i];
+    for (let j = 0; j < row.length; j++) { const x = row[j]; if (typeof x === 'number' && Number.isFinite(x)) { const y = f(x); if (y > m) m = y; } }
   }
   return m;
 }

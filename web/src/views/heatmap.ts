@@ -19,6 +19,9 @@ export interface HeatmapOptions {
   color: ColorKind;
   /** Full index path of cell (i, j), e.g. "0,1,0,1". */
   indexOf?: (i: number, j: number) => string;
+  /** What indexOf's answers depend on beside (i, j) (the slice (b, h)): a drawn table given the same
+   * key keeps its cells' index paths without asking for each again (an edit's garbage, issue 14). */
+  indexKey?: string;
   /** Cells drawn hatched (masked out). */
   masked?: (i: number, j: number) => boolean;
   /** Extra class of a row ('updated', 'lazy', 'top'). */
@@ -115,6 +118,7 @@ interface TableState extends Frame {
   classes: string[][];
   noteTexts: (string | undefined)[][];
   indexes: (string | undefined)[][];
+  indexKey: string | undefined;
   rowClasses: (string | undefined)[];
   /** The colour scale's kind and domain the cells were coloured with. */
   scaleKey: string;
@@ -316,7 +320,7 @@ function tableBody(o: HeatmapOptions, rows: number, cols: number): Part<TableSta
   table.append(h('thead', null, head));
   const body = h('tbody');
   const st: Part<TableState> = { mode: 'table', o, rows, cols, table, body: scrollBox(table), corner, colTh, rowTh: [], trs: [], tds: [], spans: [], notes: [],
-    vals: [], texts: [], bgs: [], classes: [], noteTexts: [], indexes: [], rowClasses: [], scaleKey: scaleKeyOf(o) };
+    vals: [], texts: [], bgs: [], classes: [], noteTexts: [], indexes: [], indexKey: o.indexKey, rowClasses: [], scaleKey: scaleKeyOf(o) };
   st.body.tabIndex = -1;  // its cells are the tab stop
   for (let i = 0; i < rows; i++) {
     const rowClass = o.rowClass?.(i);
@@ -367,6 +371,8 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
   for (let j = 0; j < cols; j++) setText(st.colTh[j], o.colLabels[j] ?? String(j));
   const scaleKey = scaleKeyOf(o);
   const recolour = scaleKey !== st.scaleKey;
+  const sameIndex = o.indexKey !== undefined && o.indexKey === st.indexKey;
+  st.indexKey = o.indexKey;
   st.scaleKey = scaleKey;
   let color: ((v: unknown) => string | null) | null = null;
   for (let i = 0; i < rows; i++) {
@@ -396,7 +402,7 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
           td.style.color = bg ? textColorOf(bg) : '';
         }
       }
-      const index = o.indexOf?.(i, j);
+      const index = sameIndex ? st.indexes[i][j] : o.indexOf?.(i, j);
       if (index !== st.indexes[i][j]) {
         st.indexes[i][j] = index;
         if (index === undefined) td.removeAttribute('data-index');

@@ -17,7 +17,10 @@ const REPLACED = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'CANVAS', 'OP
 const KEYS = ['data-field', 'data-key', 'data-part', 'data-slot', 'data-steps'];
 
 /** Whether an element has a key (a named part of a view). */
-const keyed = (el: Element) => KEYS.some((k) => el.hasAttribute(k));
+function keyed(el: Element): boolean {
+  for (let k = 0; k < KEYS.length; k++) if (el.hasAttribute(KEYS[k])) return true;
+  return false;
+}
 
 /** Whether the drawn node `old` can be patched into `next` (same kind of node, same key). */
 function matches(old: Node, next: Node): boolean {
@@ -26,7 +29,8 @@ function matches(old: Node, next: Node): boolean {
   const o = old as Element, n = next as Element;
   if (o.tagName !== n.tagName || o.namespaceURI !== n.namespaceURI) return false;
   if (!o.hasAttributes() && !n.hasAttributes()) return true;
-  for (const k of KEYS) if (o.getAttribute(k) !== n.getAttribute(k)) return false;
+  // an index loop: matches runs for every node of an edit's views (no iterator garbage, issue 14)
+  for (let k = 0; k < KEYS.length; k++) if (o.getAttribute(KEYS[k]) !== n.getAttribute(KEYS[k])) return false;
   return true;
 }
 
@@ -161,8 +165,16 @@ function patch(old: Node, next: Node): Node {
     return next;
   }
   patchAttributes(old, next);
-  patchChildren(old, Array.from(next.childNodes));
+  patchChildren(old, childrenOf(next));
   return old;
+}
+
+/** `el`'s children as an array (a copy: patching moves them out of `el`), by sibling links:
+ * Array.from's iterator allocates for each node (issue 14's garbage). */
+function childrenOf(el: Element): Node[] {
+  const out: Node[] = [];
+  for (let c = el.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
 }
 
 function replace(old: Element, next: Element): void {
@@ -222,7 +234,8 @@ const LOOKAHEAD = 6;
  * reused as they are): matching children are patched, the rest inserted or removed. */
 export function patchChildren(parent: Node, next: readonly Node[]): void {
   let cur: ChildNode | null = parent.firstChild;
-  for (const built of next) {
+  for (let b = 0; b < next.length; b++) {
+    const built = next[b];
     const n = standing.get(built) ?? built;
     if (cur === n) { cur = cur.nextSibling; continue; }
     if (n.parentNode === parent) { // a drawn node reused further down: moved here

@@ -72,7 +72,7 @@ export function contextSpec(trace: Trace, field: string, title: string, caption:
   return {
     title, caption, field, values, color: 'diverging', lang, axes: [t(lang, 'axisQuery'), t(lang, 'axisFeat')],
     rowLabels: labels('q', values.length), colLabels: labels('d', values[0]?.length ?? 0),
-    indexOf: (i, j) => `${b},${i},${hh},${j}`,
+    indexOf: (i, j) => `${b},${i},${hh},${j}`, indexKey: `${b},${hh}`,
   };
 }
 
@@ -88,7 +88,7 @@ function bhSpec(trace: Trace, field: string, title: string, caption: string, b: 
   return {
     title, caption, field, values, color, masked, lang, axes: axesOf(trace, field, lang, 'axisQuery', 'axisKey'),
     rowLabels: labels('q', values.length), colLabels: colLabels ?? labels('k', values[0]?.length ?? 0),
-    indexOf: (i, j) => `${b},${hh},${i},${j}`,
+    indexOf: (i, j) => `${b},${hh},${i},${j}`, indexKey: `${b},${hh}`,
   };
 }
 
