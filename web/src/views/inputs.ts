@@ -54,6 +54,9 @@ export function fillJson(root: ShadowRoot, session: Session): void {
   area.value = prettyJson(session.scenario);
 }
 
+/** The preset bar each root shows: the presets and the state it was drawn for. */
+const bars = new WeakMap<ShadowRoot, { presets: readonly unknown[]; key: string }>();
+
 /** Rebuilds the input panels from the scenario, keeping keyboard focus where it was. */
 export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   const { session, lang } = o;
@@ -75,8 +78,16 @@ export function renderInputs(root: ShadowRoot, o: InputsOptions): void {
   };
   const edited = (ok: boolean, change: Change = 'values') => o.update(ok ? change : 'errors');
 
-  fill(part(root, 'preset'), presetBar({ presets: o.presets, preset: session.preset, modified: session.modified,
-    lang, onPreset: o.onPreset, onReset: o.onReset, onLang: o.onLang, theme: o.theme, onTheme: o.onTheme, onCopyLink: o.onCopyLink }));
+  // the preset bar (its menu's 55 options) drawn again only when what it shows changes: a resize or
+  // another seed (issue 18's L = 4096 runs) redraws the inputs beside a split run's workers
+  const top = part(root, 'preset');
+  const barKey = `${session.preset}|${session.modified}|${lang}|${o.theme}|${o.onCopyLink !== null}`;
+  const drawn = bars.get(root);
+  if (top && (!top.firstChild || drawn?.presets !== o.presets || drawn.key !== barKey)) {
+    fill(top, presetBar({ presets: o.presets, preset: session.preset, modified: session.modified,
+      lang, onPreset: o.onPreset, onReset: o.onReset, onLang: o.onLang, theme: o.theme, onTheme: o.onTheme, onCopyLink: o.onCopyLink }));
+    bars.set(root, { presets: o.presets, key: barKey });
+  }
   fill(part(root, 'algorithm'), [...propControls('algorithm', ctx), errorSlot('algorithm')]);
 
   const mask = part(root, 'mask');
