@@ -50,7 +50,12 @@ async function shared(core: Core, s: Scenario, index: number, peers: (MessagePor
   for (const f of fields) {
     const [start, end] = shareRows((s[f] as { shape: number[] }).shape[1], n, index);
     const t = core.draw(s[f] as Scenario, f, [start, end]) as TypedTensor;
-    for (const port of peers) port?.postMessage({ field: f, start, t });
+    // a copy transferred to each peer: a cloned 1 MB share costs its serialising and reading again
+    for (const port of peers) {
+      if (!port) continue;
+      const data = t.data.slice();
+      port.postMessage({ field: f, start, t: { shape: t.shape, data } }, [data.buffer]);
+    }
     parts[f].push({ start, t });
   }
   await received;
