@@ -22,9 +22,12 @@ export function createServer(dir = root) {
       if (err) { res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found'); return; }
       // CORS (SPEC §1): a page on another origin may load the element's module, its chunks and its
       // WASM (module scripts and fetch() are CORS requests); nothing here is private
+      // the files under assets/ carry a content hash in their names: cached for a year, as
+      // docs/embedding.md tells a host to (a page's second load then fetches none of them again)
+      const cache = url.pathname.startsWith('/assets/') ? { 'Cache-Control': 'public, max-age=31536000, immutable' } : {};
       res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream',
         'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff',
-        'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' });
+        'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin', ...cache });
       res.end(data);
     });
   });

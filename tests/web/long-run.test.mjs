@@ -152,15 +152,21 @@ test('a toy preset, L = 64 and L = 256 still compute in the edit\'s own task (no
     assert.equal(set.status, null, 'no status line');
     assert.ok(!set.sameTrace, 'the trace is there in the same task');
   }
-  const presets = await page.evaluate(() => document.querySelector('attention-playground').presets.map((p) => p.name));
-  for (const name of presets) {
-    const sync = await page.evaluate((n) => {
-      const e = document.querySelector('attention-playground');
-      e.setPreset(n);
-      return e.shadowRoot.querySelector('[data-field="long-run"]')?.dataset.status ?? 'none';
-    }, name);
+  // every preset, each status read in the task of its setPreset; all in one page task (a round trip
+  // and a frame per preset took about 8 s of CPU)
+  const statuses = await page.evaluate(() => {
+    const e = document.querySelector('attention-playground');
+    return e.presets.map((p) => p.name).map((n) => {
+      const picked = e.setPreset(n);
+      return [n, picked, e.shadowRoot.querySelector('[data-field="long-run"]')?.dataset.status ?? 'none'];
+    });
+  });
+  assert.ok(statuses.length >= 40, `${statuses.length} presets`);
+  for (const [name, picked, sync] of statuses) {
+    assert.ok(picked, `${name}: picked`);
     assert.notEqual(sync, 'running', `${name} runs on the page`);
   }
+  await settle(page);
 });
 
 test('the single file from file:// (no worker there) computes a long run on the page and shows its trace', async () => {
