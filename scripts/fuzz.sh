@@ -7,14 +7,14 @@
 #                               (build/fuzz/corpus-<target>). A crash leaves its input in
 #                               build/fuzz/crashes/ and fails the script.
 #   scripts/fuzz.sh --smoke     npm test's smoke: each target runs every committed seed once, then
-#                               fuzzes from them until FUZZ_SMOKE_SECONDS (default 25) have passed
+#                               fuzzes from them until FUZZ_SMOKE_SECONDS (default 12) have passed
 #                               since it started, both targets at once; what it finds is not
 #                               kept (a fixed cost)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 smoke=0
-if [ "$seconds" = --smoke ]; then smoke=1; seconds=$(( 2 * ${FUZZ_SMOKE_SECONDS:-25} )); fi
+if [ "$seconds" = --smoke ]; then smoke=1; seconds=$(( 2 * ${FUZZ_SMOKE_SECONDS:-12} )); fi
 case $seconds in ''|*[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS|--smoke]" >&2; exit 2;; esac
 
 if ! command -v clang++ >/dev/null || ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
