@@ -165,16 +165,8 @@ function patch(old: Node, next: Node): Node {
     return next;
   }
   patchAttributes(old, next);
-  patchChildren(old, childrenOf(next));
+  patchChildren(old, next);
   return old;
-}
-
-/** `el`'s children as an array (a copy: patching moves them out of `el`), by sibling links:
- * Array.from's iterator allocates for each node (issue 14's garbage). */
-function childrenOf(el: Element): Node[] {
-  const out: Node[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) out.push(c);
-  return out;
 }
 
 function replace(old: Element, next: Element): void {
@@ -230,12 +222,17 @@ export function keep<T extends Node>(el: T): T {
 /** How far ahead among the drawn siblings a match for a new node is looked for. */
 const LOOKAHEAD = 6;
 
-/** Makes `parent`'s children show `next` (nodes built by the views; some may be drawn nodes
- * reused as they are): matching children are patched, the rest inserted or removed. */
-export function patchChildren(parent: Node, next: readonly Node[]): void {
+/** Makes `parent`'s children show `next` (nodes built by the views, or a built element's
+ * children; some may be drawn nodes reused as they are): matching children are patched, the rest
+ * inserted or removed. */
+export function patchChildren(parent: Node, next: readonly Node[] | Element): void {
   let cur: ChildNode | null = parent.firstChild;
-  for (let b = 0; b < next.length; b++) {
-    const built = next[b];
+  // the new nodes: a list, or a built element's children walked by their sibling links (each
+  // next sibling read before the node may move: no copy of the children at every element of an edit)
+  const list = Array.isArray(next) ? next as readonly Node[] : null;
+  let b = 0, following: Node | null = null;
+  for (let built: Node | null = list ? list[0] ?? null : (next as Element).firstChild; built; built = following) {
+    following = list ? list[++b] ?? null : built.nextSibling;
     const n = standing.get(built) ?? built;
     if (cur === n) { cur = cur.nextSibling; continue; }
     if (n.parentNode === parent) { // a drawn node reused further down: moved here

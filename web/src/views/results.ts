@@ -146,8 +146,17 @@ const FLOW: FlowStep[] = [
   { field: 'context', from: ['weights', 'v'], op: 'einsum bhls,bshd→blhd', shape: '(B, H, L_Q, L_K) × (B, L_K, H, D) → (B, L_Q, H, D)' },
 ];
 
-/** A shape as written, broken only between tuples (never inside one). */
-const tuple = (s: string) => s.replace(/, /g, ',\u00a0');
+/** A shape as written, broken only between tuples (never inside one); kept by its text, as every
+ * edit writes the same few again (a new string per step and edit otherwise: issue 14's garbage). */
+const tuples = new Map<string, string>();
+function tuple(s: string): string {
+  let out = tuples.get(s);
+  if (out === undefined) {
+    if (tuples.size > 256) tuples.clear();
+    tuples.set(s, out = s.replace(/, /g, ',\u00a0'));
+  }
+  return out;
+}
 
 /** The results: the algorithm's flow left to right, each step its operation and shape change (the
  * symbols and this trace's sizes; `.step-formula`, an empty slot for the step's formula) above its
