@@ -3,7 +3,7 @@
 // canvas map, or a map's scroll box) loads views/explain-panel.ts, which takes every event after it.
 type Panel = typeof import('./explain-panel');
 
-const TYPES = ['pointerover', 'pointerout', 'mousemove', 'focusin', 'focusout', 'click', 'keydown'];
+const TYPES = ['pointerover', 'pointerout', 'mousemove', 'pointerdown', 'focusin', 'focusout', 'click', 'keydown'];
 
 export function explainHook(root: ShadowRoot): void {
   let panel: Panel | null = null;

@@ -58,6 +58,10 @@ interface State {
   /** The canvas maps' cursors, by figure. */
   cursors: WeakMap<Element, { i: number; j: number }>;
   leave: ReturnType<typeof setTimeout> | undefined;
+  /** A press on a canvas map: the focus it gives the map's scroll box pins nothing, the click
+   * that follows pins the cell pressed (pinned first, the cursor's cell put the panel, no longer
+   * passive, under the pointer before the click: the click then missed the canvas). */
+  tapping?: boolean;
 }
 
 const STATES = new WeakMap<ShadowRoot, State>();
@@ -179,7 +183,11 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
       }, 150);
       return;
     }
+    case 'pointerdown':
+      st.tapping = t instanceof HTMLCanvasElement;
+      return;
     case 'click': {
+      st.tapping = false;
       const c = t instanceof HTMLCanvasElement ? canvasBox(t) : null;
       const target = c && canvasAt(e as MouseEvent, c);
       if (target) { st.cursors.set(target.fig, target.canvas!); pin(root, st, target); target.el.focus({ preventScroll: true }); return; }
@@ -192,7 +200,9 @@ export function handle(root: ShadowRoot, e: Event, target: EventTarget | null = 
       if (td) { const target = tableTarget(td); if (target) { rove(td); pin(root, st, target); } return; }
       if (!t.matches('figure[data-field] .scroll')) return;
       const c = canvasBox(t);
-      if (c) {
+      const tapped = st.tapping;
+      st.tapping = false;
+      if (c && !tapped) {
         const at = st.cursors.get(c.fig) ?? { i: 0, j: 0 };
         const target = canvasTarget(c.fig, c.box, at.i, at.j);
         if (target) pin(root, st, target);
