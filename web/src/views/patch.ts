@@ -17,10 +17,7 @@ const REPLACED = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'CANVAS', 'OP
 const KEYS = ['data-field', 'data-key', 'data-part', 'data-slot', 'data-steps'];
 
 /** Whether an element has a key (a named part of a view). */
-function keyed(el: Element): boolean {
-  for (let k = 0; k < KEYS.length; k++) if (el.hasAttribute(KEYS[k])) return true;
-  return false;
-}
+const keyed = (el: Element) => KEYS.some((k) => el.hasAttribute(k));
 
 /** Whether the drawn node `old` can be patched into `next` (same kind of node, same key). */
 function matches(old: Node, next: Node): boolean {
