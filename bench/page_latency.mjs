@@ -6,7 +6,7 @@
 // types), or, where the grid is not shown, `el.setScenario` with that one cell changed (what the
 // JSON panel or a tutorial's script does). The time runs from the edit until the element has
 // dispatched its `trace` event and the page has been laid out again (a forced layout), measured
-// in the page with performance.now(). `CASES` picks cases by name (see below). Writes bench/results/page_latency.json. Never asserts a time.
+// in the page with performance.now(), one edit every PACE ms (below). `CASES` picks cases by name (see below). Writes bench/results/page_latency.json. Never asserts a time.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,10 @@ const EDITS = Number(process.env.EDITS || 50);
 const CASES = (process.env.CASES || '').split(',').filter(Boolean);
 // LOADING=1: time the edits at once, while the page still loads its views in the background
 const LOADING = process.env.LOADING === '1';
+// PACE=ms: an edit starts this long after the one before (and after a frame): a learner typing
+// fast, 10 keys a second. PACE=0 edits at frame rate: each edit then competes with the raster of
+// the frame before on a 2-core machine (40% of edits were descheduled there, against 10-17% at 100).
+const PACE = Number(process.env.PACE ?? 100);
 
 function tensor(B, L, H, E, seed) {
   const u = uniforms(B * L * H * E, seed);
@@ -32,7 +36,7 @@ const large = (L) => ({ algorithm: 'full', q: tensor(1, L, 1, 16, 1), k: tensor(
 
 /** In the page: EDITS edits of one cell, each timed from the edit to the trace and a layout. */
 async function measure(page, edits) {
-  return page.evaluate(async (n) => {
+  return page.evaluate(async ([n, pace]) => {
     const el = document.querySelector('attention-playground');
     const root = el.shadowRoot;
     const input = root.querySelector('.panel-tensors [data-tensor] input[data-key]');
@@ -56,10 +60,10 @@ async function measure(page, edits) {
       void root.querySelector('.app').getBoundingClientRect(); // style and layout, forced now
       const t = performance.now() - t0;
       if (r >= 3) ms.push(t); // three warm-up edits
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, Math.max(0, t0 + pace - performance.now()))));
     }
     return { method: input ? `cell ${input.dataset.key}` : 'setScenario', ms };
-  }, edits);
+  }, [edits, PACE]);
 }
 
 /** Until the page has fetched nothing for `quietMs` (at most 20 s): after its first trace the page
@@ -133,7 +137,7 @@ async function main() {
     `L = 64: ${summary.L64_p95_ms} ms; L = 256: ${summary.L256_p95_ms} ms`);
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
   fs.writeFileSync(path.join(here, 'results', 'page_latency.json'), JSON.stringify({
-    what: 'edit -> trace event -> forced layout, headless Chromium, ms', edits: EDITS, date: new Date().toISOString(),
+    what: 'edit -> trace event -> forced layout, headless Chromium, ms', edits: EDITS, pace_ms: PACE, date: new Date().toISOString(),
     load: os.loadavg(), cpus: os.cpus().length, summary, rows }, null, 2) + '\n');
 }
 

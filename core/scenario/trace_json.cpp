@@ -40,14 +40,25 @@ json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers)
   for (auto& field : trace.fields) {
     const std::string& name = field.first;
     auto& value = field.second;  // const unless the tensors are moved out
-    // "group/key" (bahdanau's gradients/<parameter>): out[group][key], inline nested arrays,
-    // not in shapes (docs/semantics.md, "Trace layout")
+    // "group/key" (bahdanau's gradients/<parameter>, mla's state_dict/<name>): out[group][key],
+    // not in shapes (docs/semantics.md, "Trace layout"); a float tensor out of band as any field's
     if (const auto slash = name.find('/'); slash != std::string::npos) {
       json& slot = out[name.substr(0, slash)][name.substr(slash + 1)];
-      std::visit([&](const auto& v) {
+      std::visit([&](auto& v) {
         using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) slot = v;
-        else slot = tensor_json(v);
+        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
+          slot = v;
+        } else {
+          if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
+            if (out_buffers) {
+              const Shape shape(v.shape().begin(), v.shape().end());
+              out_buffers->push_back(std::move(v));
+              slot = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
+              return;
+            }
+          }
+          slot = tensor_json(v);
+        }
       }, value);
       continue;
     }

@@ -2,6 +2,7 @@
 // axis names, above its legend (views/legend.ts, loaded after the first maps are drawn).
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
+import { holdCells } from './held-size';
 import { exact, fmt } from '../format';
 import { t, type Lang } from '../i18n';
 import { colorFor, domainOf, largest, textColorOf, type ColorKind } from './colors';
@@ -431,6 +432,7 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
     }
   }
   st.o = o;
+  holdCells(st.table, st.spans);  // a number that outgrew its block: measured again (views/held-size.ts)
 }
 
 /** Draws a map's body (a table of cells, or a canvas above TEXT_CELLS cells) into its figure,
@@ -442,6 +444,7 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   const st: MapState = Object.assign(part, { axes, legend: h('div', { class: 'map-legend' }) });
   fig.append(framed(part.body, axes), st.legend, st.mode === 'canvas' ? st.hover : '');
   STATES.set(fig, st);
+  if (st.mode === 'table') holdCells(st.table, st.spans);  // its numbers change inside blocks of fixed size
   fillLegend(st);
 }
 
