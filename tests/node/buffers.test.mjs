@@ -36,6 +36,35 @@ test('typed outputs are copies: a later run (and releaseOutputs) leaves them int
   assert.notEqual(a.context.data.buffer, b.context.data.buffer);
 });
 
+test('a tensor whose bits did not change keeps its copy from the run before; a changed one gets a new copy', () => {
+  const t = (s) => ({ shape: [1, 3, 1, 2], data: ramp(6, (i) => Math.sin(i + s)) });
+  const a = wasm.run({ algorithm: 'full', q: t(1), k: t(2), v: t(3) }, { typed: true });
+  const b = wasm.run({ algorithm: 'full', q: t(1), k: t(2), v: t(4) }, { typed: true });  // v edited
+  assert.equal(b.scores.data, a.scores.data);  // scores and weights as they were: the same array
+  assert.equal(b.weights.data, a.weights.data);
+  assert.notEqual(b.context.data, a.context.data);
+  assert.notDeepEqual(Array.from(b.context.data), Array.from(a.context.data));
+  // nested traces share the numbers alike, and stay right after the next run
+  const c = wasm.run({ algorithm: 'full', q: t(1), k: t(2), v: t(3) });
+  const d = wasm.run({ algorithm: 'full', q: t(1), k: t(2), v: t(5) });
+  assert.deepEqual(c.context, Array.from({ length: 1 }, (_, b) => Array.from({ length: 3 }, (_, i) => [Array.from(a.context.data.slice(2 * i, 2 * i + 2))])));
+  assert.deepEqual(d.weights, c.weights);
+});
+
+test('a group\'s tensors (mla\'s state_dict) travel as buffers and read as nested arrays, typed or not, as the CLI prints them', () => {
+  const preset = wasm.presets().find((p) => p.name === 'mla-q-lora').scenario;
+  const plain = wasm.run(preset), typed = wasm.run(preset, { typed: true });
+  const cli = spawnSync(process.execPath, [fileURLToPath(new URL('../../wasm/attnplay.mjs', import.meta.url)), 'run', '--preset', 'mla-q-lora'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const printed = JSON.parse(cli.stdout).state_dict;
+  assert.deepEqual(Object.keys(plain.state_dict), Object.keys(printed));
+  for (const name of Object.keys(printed)) {
+    assert.deepEqual(plain.state_dict[name], printed[name], name);
+    assert.deepEqual(typed.state_dict[name], printed[name], name);
+  }
+  assert.deepEqual(JSON.parse(JSON.stringify(plain)).state_dict, printed);  // enumerable: JSON sees them
+});
+
 test('typed inputs with errors name the field; buffers are released (no growth over 500 calls)', () => {
   const good = { algorithm: 'full', q: { shape: [1, 2, 1, 2], data: new Float64Array([1, 2, 3, 4]) },
     k: { shape: [1, 2, 1, 2], data: new Float64Array([1, 0, 0, 1]) }, v: { shape: [1, 2, 1, 1], data: new Float64Array([5, 6]) } };

@@ -175,6 +175,42 @@ test('an edit updates the edited cell\'s row and column (and every other map val
   assert.equal(Number(await el().locator('[data-key="k[0][5][0][3]"]').inputValue()), scenario.k[0][5][0][3]);
 });
 
+test('a table map\'s numbers sit in blocks of fixed size once drawn (the table looks as before); a longer number is fitted again', async () => {
+  await samePage(page, 'softmax-toy');
+  await settle(page);
+  const idle = () => page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(() => r(), { timeout: 2000 }), { timeout: 2000 })));
+  /** The map's cells' widths, its numbers' overflow, and whether it holds them; `release`: as without the blocks. */
+  const state = (field, release = false) => el().locator(`figure[data-field="${field}"] table`).evaluate((table, rel) => {
+    if (rel) { table.classList.remove('held'); for (const td of table.querySelectorAll('td')) td.style.removeProperty('min-width'); }
+    const spans = [...table.querySelectorAll('td > span.v')];
+    return { held: table.classList.contains('held'), widths: [...table.rows[1].cells].map((c) => c.getBoundingClientRect().width),
+      blocks: spans.filter((s) => getComputedStyle(s).contain.includes('size')).length, spans: spans.length,
+      overflow: spans.filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.textContent) };
+  }, release);
+  for (const field of ['weights', 'context']) {
+    await el().locator(`figure[data-field="${field}"]`).scrollIntoViewIfNeeded();
+    await idle();
+    const held = await state(field);
+    assert.ok(held.held && held.spans > 0 && held.blocks === held.spans, `${field}: ${JSON.stringify(held)}`);
+    const free = await state(field, true);
+    held.widths.forEach((w, j) => assert.ok(Math.abs(w - free.widths[j]) < 0.5, `${field} column ${j}: ${w} held, ${free.widths[j]} without`));
+  }
+  // v[0][0][0][0] = 12345.678: the context's numbers get longer than their blocks; fitted again in idle time
+  await page.evaluate(() => new Promise((resolve) => {
+    const e = document.querySelector('attention-playground');
+    e.addEventListener('trace', () => resolve(), { once: true });
+    const input = e.shadowRoot.querySelector('[data-key="v[0][0][0][0]"]');
+    input.value = '12345.678';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }));
+  await settle(page);
+  await idle();
+  const after = await state('context');
+  assert.ok(after.held && after.overflow.length === 0, JSON.stringify(after));
+  const texts = await el().locator('figure[data-field="context"] td > span.v').allTextContents();
+  assert.ok(texts.some((x) => x.replace(/[^0-9]/g, '').length >= 5), texts.join(' '));
+});
+
 test('edits update the drawn maps in place: what is on screen shows the trace when its event fires, the rest once settled', async () => {
   await samePage(page, 'linformer-k4');
   // the results' weights map on screen (the inputs above it scroll away); the sections above it
