@@ -2,7 +2,7 @@
 // axis names, above its legend (views/legend.ts, loaded after the first maps are drawn).
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
-import { holdCells } from './held-size';
+import { holdCells, holdHeight } from './held-size';
 import { exact, fmt } from '../format';
 import { t, type Lang } from '../i18n';
 import { colorFor, domainOf, largest, textColorOf, type ColorKind } from './colors';
@@ -458,8 +458,10 @@ export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement =>
 let legends: typeof import('./legend') | undefined;
 let loadingLegends: Promise<unknown> | undefined;
 function fillLegend(st: MapState): void {
-  if (legends) legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
-  else {
+  if (legends) {
+    legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
+    holdHeight(st.legend);  // its numbers change inside a box of fixed height
+  } else {
     loadingLegends ??= new Promise((r) => setTimeout(r)).then(() => import('./legend')).then((m) => { legends = m; });
     void loadingLegends.then(() => fillLegend(st));
   }

@@ -11,53 +11,73 @@
 // one types). A table that `content-visibility: auto` skips is let go (measuring it would lay out
 // what the browser skips).
 
-/** Tables drawn or updated since the last idle pass, with their number spans (rows x columns). */
-const pending = new Map<HTMLTableElement, readonly (readonly HTMLElement[])[]>();
+type Spans = readonly (readonly HTMLElement[])[];
+
+/** Tables drawn or updated since the last idle pass, with their number spans (rows x columns);
+ * legends (held at their height), with null. */
+const pending = new Map<HTMLElement, Spans | null>();
 let scheduled = false;
 
-/** Checks `table`'s numbers in idle time: their blocks are fitted if they are not (first draw,
- * or a number outgrew its block). `spans[i][j]` is the element holding cell (i, j)'s number. */
-export function holdCells(table: HTMLTableElement, spans: readonly (readonly HTMLElement[])[]): void {
-  pending.set(table, spans);
+function schedule(): void {
   if (scheduled) return;
   scheduled = true;
   const idle = globalThis.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 50));
   idle(settle, { timeout: 500 });
 }
 
+/** Checks `table`'s numbers in idle time: their blocks are fitted if they are not (first draw,
+ * or a number outgrew its block). `spans[i][j]` is the element holding cell (i, j)'s number. */
+export function holdCells(table: HTMLTableElement, spans: Spans): void {
+  pending.set(table, spans);
+  schedule();
+}
+
+/** Checks a map's legend in idle time: held at its height (its width is its map's already,
+ * styles.css), fitted again when its numbers no longer fit (a longer range, a narrower page). */
+export function holdHeight(legend: HTMLElement): void {
+  pending.set(legend, null);
+  schedule();
+}
+
 const visible = (el: HTMLElement): boolean =>
   el.checkVisibility ? el.checkVisibility({ contentVisibilityAuto: true }) : el.offsetParent !== null;
 
-function release(table: HTMLTableElement, spans: readonly (readonly HTMLElement[])[]): void {
-  table.classList.remove('held');
-  for (const s of spans[0] ?? []) s.parentElement?.style.removeProperty('min-width');
+function release(el: HTMLElement, spans: Spans | null): void {
+  el.classList.remove('held');
+  if (spans) for (const s of spans[0] ?? []) s.parentElement?.style.removeProperty('min-width');
+  else el.style.removeProperty('height');
 }
 
-/** One idle pass: reads (the layout is clean after a frame), writes, one layout for the tables
+const overflows = (el: HTMLElement) => el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+
+/** One idle pass: reads (the layout is clean after a frame), writes, one layout for the elements
  * measured, writes. */
 function settle(): void {
   scheduled = false;
-  const away: [HTMLTableElement, readonly (readonly HTMLElement[])[]][] = [];
-  const refit: [HTMLTableElement, readonly (readonly HTMLElement[])[]][] = [];
-  for (const [table, spans] of pending) {
-    if (!table.isConnected) continue;
-    const held = table.classList.contains('held');
-    if (!visible(table)) { if (held) away.push([table, spans]); continue; }
-    if (!held || spans.some((row) => row.some((s) => s.scrollWidth > s.clientWidth))) refit.push([table, spans]);
+  const away: [HTMLElement, Spans | null][] = [];
+  const refit: [HTMLElement, Spans | null][] = [];
+  for (const [el, spans] of pending) {
+    if (!el.isConnected) continue;
+    const held = el.classList.contains('held');
+    if (!visible(el)) { if (held) away.push([el, spans]); continue; }
+    if (!held || (spans ? spans.some((row) => row.some((s) => s.scrollWidth > s.clientWidth)) : overflows(el))) refit.push([el, spans]);
   }
   pending.clear();
-  for (const [table, spans] of [...away, ...refit]) release(table, spans);
-  // each column's width, as laid out without the blocks (a column is as wide as its widest cell)
-  const widths = refit.map(([table, spans]) => {
+  for (const [el, spans] of [...away, ...refit]) release(el, spans);
+  // each column's width as laid out without the blocks (a column is as wide as its widest cell);
+  // a legend's height
+  const sizes = refit.map(([el, spans]) => {
     // client rects are scaled by a transform (a page that embeds the element scaled): in CSS px
-    const scale = table.offsetWidth ? table.getBoundingClientRect().width / table.offsetWidth : 1;
-    return (spans[0] ?? []).map((s) => (s.parentElement?.getBoundingClientRect().width ?? 0) / (scale || 1));
+    const scale = (el.offsetWidth ? el.getBoundingClientRect().width / el.offsetWidth : 1) || 1;
+    if (!spans) return [el.getBoundingClientRect().height / scale];
+    return (spans[0] ?? []).map((s) => (s.parentElement?.getBoundingClientRect().width ?? 0) / scale);
   });
-  refit.forEach(([table, spans], k) => {
-    const w = widths[k];
-    if (!w.some((x) => x > 0)) return;  // not laid out (a closed section): left as it is
+  refit.forEach(([el, spans], k) => {
+    const size = sizes[k];
+    if (!size.some((x) => x > 0)) return;  // not laid out (a closed section): left as it is
     // the first row's cells keep the columns' widths (a cell has its own style already, its colour)
-    (spans[0] ?? []).forEach((s, j) => s.parentElement?.style.setProperty('min-width', `${w[j]}px`));
-    table.classList.add('held');
+    if (spans) (spans[0] ?? []).forEach((s, j) => s.parentElement?.style.setProperty('min-width', `${size[j]}px`));
+    else el.style.setProperty('height', `${size[0]}px`);
+    el.classList.add('held');
   });
 }
