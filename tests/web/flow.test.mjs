@@ -109,11 +109,14 @@ test('the deep dives: named sections below the flow, open when the preset is abo
   const [flow] = await boxes('.panel-results > .maps');
   const [scale] = await boxes('.panel-results > details[data-dive="scale"]');
   assert.ok(scale[0] >= flow[1], 'below the flow');
-  // the demo on the scenario's own E (the toy's E = 1)
+  // closed, nothing is drawn in it: its draws (2000 pairs of d normals) wait until it is opened
+  assert.equal(await dive('scale').locator('[data-unbuilt]').count(), 1);
+  assert.equal(await dive('scale').locator('[data-key="scale.d"]').count(), 0);
+  // opened: the demo on the scenario's own E (the toy's E = 1); it stays open across an edit
+  await dive('scale').locator('summary').click();
   const { shapes } = await traceOf(page);
   assert.equal(await dive('scale').locator('[data-key="scale.d"]').inputValue(), String(shapes.q[3]));
-  // opened, it stays open across an edit
-  await dive('scale').locator('summary').click();
+  assert.equal(await dive('scale').locator('[data-unbuilt]').count(), 0);
   await el().locator('[data-panel="tensors"] input').first().fill('3');
   await el().locator('[data-panel="tensors"] input').first().dispatchEvent('change');
   await settle(page);
@@ -121,6 +124,8 @@ test('the deep dives: named sections below the flow, open when the preset is abo
   assert.equal(await dive('scale').evaluate((d) => d.open), true);
   // d follows the scenario's E
   await setScenario(page, { algorithm: 'full', q: [[[[1, 0]]]], k: [[[[2, 0]], [[1, 0]], [[0, 0]]]], v: [[[[10, 0]], [[0, 20]], [[10, 10]]]] });
+  // (a scenario of other shapes draws the page anew: the sections as they open by default)
+  await dive('scale').evaluate((d) => { d.open = true; });
   assert.equal(await dive('scale').locator('[data-key="scale.d"]').inputValue(), '2', 'd follows E');
   // the sparse reach is open under a sparse mask (the preset is about it)
   await samePage(page, 'sparse-local');

@@ -5,7 +5,7 @@
 import { isCancelled } from './worker/cancel';
 import type { Engine, Outcome, Scenario, Trace } from './engine/compute';
 import { h } from './dom';
-import { df } from './i18n-d2l';
+import { d, df } from './i18n-d2l';
 import { type Session } from './state';
 import { COMPLEXITY_DEFAULTS, SCALE_DEFAULTS, complexityJob, complexityKey, measuredCosts, scaleScenarios, scaleStats, type ComplexityParams, type Measured, type ScaleParams, type ScaleStats } from './state/chapter';
 import { runBatch, type BatchHandle } from './worker/sweep';
@@ -30,9 +30,13 @@ export class ChapterViews {
   #scale: ScaleParams = { ...SCALE_DEFAULTS };
   #scaleCache: { key: string; stats: ScaleStats; scaled: Outcome; unscaled: Outcome } | null = null;
 
-  constructor(engine: Engine, session: Session, redraw: () => void) {
+  /** Whether the named section (a <details> below the flow, views/layout.ts) is open. */
+  readonly #isOpen: (name: string) => boolean;
+
+  constructor(engine: Engine, session: Session, redraw: () => void, isOpen: (name: string) => boolean = () => true) {
     this.#engine = engine;
     this.#session = session;
+    this.#isOpen = isOpen;
     // deferred and coalesced: a view's control may fire again (change on blur) while the redraw
     // removes it, and a nested redraw would remove nodes twice
     let due = false;
@@ -131,6 +135,11 @@ export class ChapterViews {
     const E = this.#session.trace?.shapes?.q?.[3];
     const p = this.#scaleOwnD || !E ? this.#scale : { ...this.#scale, d: Math.min(E, 256) };
     const key = JSON.stringify(p);
+    // closed (its default), nothing is drawn: its draws (2000 pairs of d normals, 50-200 ms on the
+    // main thread for d = 64-256) wait until it is opened (the element redraws then)
+    if (this.#scaleCache?.key !== key && !this.#isOpen('scale')) {
+      return h('section', { class: 'chapter scale', dataset: { field: 'scale-view', unbuilt: '' } }, h('h3', { text: d(lang, 'scaleTitle') }));
+    }
     if (this.#scaleCache?.key !== key) {
       const { scaled, unscaled } = scaleScenarios(p);
       this.#scaleCache = { key, stats: scaleStats(p), scaled: this.#engine.run(scaled as Scenario), unscaled: this.#engine.run(unscaled as Scenario) };

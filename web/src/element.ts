@@ -23,7 +23,7 @@ import { resultsHead, showLongRun } from './views/results-head';
 import { UrlSync, openingPreset, openingPrefs, remember } from './url-sync';
 import { prefsTail } from './state/hash';
 import { fillJson, refreshCells, refreshWeights, renderInputs, type Change } from './views/inputs';
-import { adoptStyles, layout, part, section } from './views/layout';
+import { adoptStyles, isOpen, layout, part, section } from './views/layout';
 import { costLine, results, warningList } from './views/results';
 import { painting } from './engine/typed';
 import { flushPatches, keep, lazyPart, render, type LazyPart } from './views/patch';
@@ -78,7 +78,10 @@ export class AttentionPlayground extends HTMLElement {
     // toggle does not bubble: caught on its way down
     this.#root.addEventListener('toggle', (e) => {
       const d = e.target as HTMLElement;
-      if (d.dataset?.dive) this.#open.set(d.dataset.dive, (d as HTMLDetailsElement).open);
+      if (!d.dataset?.dive) return;
+      this.#open.set(d.dataset.dive, (d as HTMLDetailsElement).open);
+      // a section whose view waits until it is opened (chapter.ts: the 1/√d draws) is drawn now
+      if ((d as HTMLDetailsElement).open && d.querySelector(':scope > [data-unbuilt]')) this.#renderOutputs();
     }, true);
     const self = this;
     this.#host = {
@@ -390,7 +393,7 @@ export class AttentionPlayground extends HTMLElement {
     if (!chapter || (!chapter.first && trace?.algorithm !== s.algorithm)) return [];
     const m = this.#view('chapter');
     if (!m || !this.#engine || !this.#session) return [];
-    this.#chapter ??= new m.ChapterViews(this.#engine, this.#session, () => this.#renderOutputs());
+    this.#chapter ??= new m.ChapterViews(this.#engine, this.#session, () => this.#renderOutputs(), (name) => isOpen(name, this.#open));
     return chapter.views(this.#chapter, this.#lang);
   }
 

@@ -129,8 +129,16 @@ function loadOptions(): { wasmUrl?: string; wasmBinary?: Uint8Array } {
   return { wasmBinary: bytes };
 }
 
+/** Every preset whole (build/wasm/presets.json, written from the same core by scripts/catalog.mjs),
+ * fetched with the whole module: the core's presets() took 67-91 ms of the main thread at its
+ * first call; this is parsed JSON. Null until it is there (the core's then). */
+let presetFile: Preset[] | null = null;
+
 function loadWhole(): Promise<Core> {
-  wholePromise ??= load(loadOptions()).then((core) => (wholeCore = core));
+  if (!wholePromise) {
+    wholePromise = load(loadOptions()).then((core) => (wholeCore = core));
+    void import('../../../build/wasm/presets.json').then((m) => { presetFile ??= m.default as Preset[]; }, () => undefined);
+  }
   return wholePromise;
 }
 
@@ -209,7 +217,7 @@ function makeEngine(first: { core: Core; runs: Set<string> } | null): Engine {
       estimates.set(key, { core, value });
       return value;
     },
-    presets: () => (wholeCore ? (wholePresets ??= wholeCore.presets()) : catalogPresets),
+    presets: () => (wholeCore ? (wholePresets ??= presetFile ?? wholeCore.presets()) : catalogPresets),
     algorithms: () => catalogAlgorithms,
     has: (algorithm, scenario) => (scenario ? runsFirst(scenario) : has(algorithm)),
     whole: () => loadWhole().then(() => undefined),

@@ -6,6 +6,7 @@
 // bar takes typed sizes (L = 4096 in a short link). The scenario (and so the link) keeps the draw,
 // not its numbers. DOM only: changes go out through `set` and `resize`.
 import { h } from '../dom';
+import { grouped } from '../format';
 import { isDraw, isFlat, nested, shapeOf, type Scenario } from '../engine/compute';
 import { t, tx, type Lang, type Text } from '../i18n';
 import { PROP, dims, traits, type DimName, type Session } from '../state';
@@ -159,7 +160,7 @@ function drawBox(name: string, title: string, s: Scenario, o: DrawsOptions): { n
     number('seed', spec.seed ?? 0, '1'), number('scale', spec.scale ?? 1, 'any'), writeOut);
 
   const help = h('p', { class: 'help', text: fill(tx(lang, T.drawn), { random: spec.random, seed: spec.seed ?? 0, scale: spec.scale ?? 1,
-    n: total.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en') }) + (total > WRITE_OUT_MAX ? ' ' + fill(tx(lang, T.tooMany), { n: WRITE_OUT_MAX }) : '') });
+    n: grouped(total) }) + (total > WRITE_OUT_MAX ? ' ' + fill(tx(lang, T.tooMany), { n: WRITE_OUT_MAX }) : '') });
 
   let grid: HTMLElement;
   if (isFlat(drawn) && rows * cols <= SHOW_MAX) {

@@ -58,6 +58,10 @@ export function part(root: ShadowRoot, name: string): HTMLElement | null {
 /** Closed until opened: the deep dives no preset is about (the others are the algorithm's own view). */
 const CLOSED = ['scale', 'complexity'];
 
+/** Whether the named section is open: the user's choice kept by the element, else unless it is a
+ * deep dive no preset is about. */
+export const isOpen = (name: string, open: ReadonlyMap<string, boolean>): boolean => open.get(name) ?? !CLOSED.includes(name);
+
 /** The view `el` as a named section below the flow (<details>, its heading the summary), named by
  * its data-field without "-view" (docs/page.md); null where `controls` hides it (`-name`, or `flow`:
  * the flow alone). Open: the user's choice kept by the element, else unless a deep dive no preset is about. */
@@ -67,7 +71,7 @@ export function section(el: HTMLElement, controls: string | null, open: Readonly
   if (words.includes('flow') || words.includes(`-${name}`)) return null;
   const head = el.querySelector(':scope > h3');
   head?.classList.add('dive-head');
-  return h('details', { class: 'dive', open: open.get(name) ?? !CLOSED.includes(name), dataset: { dive: name } },
+  return h('details', { class: 'dive', open: isOpen(name, open), dataset: { dive: name } },
     h('summary', null, h('h3', { text: head?.textContent ?? name })), el);
 }
 

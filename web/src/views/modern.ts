@@ -9,7 +9,7 @@
 // chart; ALiBi past a trained length (the last query's bias over distance per head, and its weights);
 // StreamingLLM's eviction (the trace's sink_mass and evicted_context beside context) as maps.
 import { h } from '../dom';
-import { at, range } from '../format';
+import { at, grouped, range } from '../format';
 import { isFlat, nested, type Trace } from '../engine/compute';
 import { viewText, type Lang, type Text } from '../i18n';
 import type { ViewHost } from '../algorithms/module';
@@ -89,7 +89,7 @@ const row = (...cells: HTMLElement[]) => h('tr', null, ...cells);
 const table = (caption: string, head: string[], rows: HTMLElement[]) =>
   h('div', { class: 'table-scroll', attrs: { tabindex: '0', role: 'region', 'aria-label': caption } }, h('table', { class: 'modern-table' }, h('caption', { text: caption }),
     h('thead', null, row(...head.map((x) => cell(x, true)))), h('tbody', null, ...rows)));
-const fmt = (x: number) => (Number.isInteger(x) ? x.toLocaleString('en-US') : Number(x.toPrecision(4)).toString());
+const fmt = (x: number) => (Number.isInteger(x) ? grouped(x) : Number(x.toPrecision(4)).toString());
 const bytes = (n: number) => (n >= 1024 * 1024 ? `${fmt(n / (1024 * 1024))} MiB` : n >= 1024 ? `${fmt(n / 1024)} KiB` : `${fmt(n)} B`);
 const section = (title: string, intro: string, ...body: (HTMLElement | null)[]) =>
   h('section', { class: 'modern' }, h('h3', { text: title }), h('p', { class: 'intro', text: intro }), ...body);
