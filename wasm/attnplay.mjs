@@ -50,11 +50,13 @@ function nestedOnRead(trace, name, data, shape) {
   Object.defineProperty(trace, name, { enumerable: true, configurable: true, get: () => settle(toNested(data, shape)), set: settle });
 }
 
-/** Bitwise equality of two float64 arrays (NaN equals NaN, -0 differs from 0), as 32-bit words. */
-function sameBits(a, b) {
+/** Whether two float64 arrays hold the same numbers, -0 and 0 told apart (a NaN never equals: copied). */
+function sameNumbers(a, b) {
   if (a.length !== b.length) return false;
-  const x = new Int32Array(a.buffer, a.byteOffset, a.length * 2), y = new Int32Array(b.buffer, b.byteOffset, b.length * 2);
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i], y = b[i];
+    if (x !== y || (x === 0 && 1 / x !== 1 / y)) return false;
+  }
   return true;
 }
 
@@ -67,7 +69,7 @@ function makeRun(core) {
   const copies = new Map();
   const copyOut = (name, view) => {
     const previous = copies.get(name)?.deref();
-    if (previous && sameBits(previous, view)) return previous;
+    if (previous && sameNumbers(previous, view)) return previous;
     const data = new Float64Array(view);
     copies.set(name, new WeakRef(data));
     return data;
