@@ -209,6 +209,22 @@ test('a table map\'s numbers sit in blocks of fixed size once drawn (the table l
   assert.ok(after.held && after.overflow.length === 0, JSON.stringify(after));
   const texts = await el().locator('figure[data-field="context"] td > span.v').allTextContents();
   assert.ok(texts.some((x) => x.replace(/[^0-9]/g, '').length >= 5), texts.join(' '));
+  // a narrower page: the legends, held at their height, wrap further and are fitted again
+  // (d2l-multihead's: one line at 1366 px, two at 300)
+  await samePage(page, 'd2l-multihead');
+  await settle(page);
+  await idle();
+  const viewport = page.viewportSize();
+  const legends = () => el().locator('.map-legend').evaluateAll((ls) => ls.filter((l) => l.checkVisibility({ contentVisibilityAuto: true }))
+    .map((l) => ({ held: l.classList.contains('held'), over: l.scrollHeight - l.clientHeight })));
+  try {
+    await page.setViewportSize({ width: 300, height: viewport.height });
+    await idle();
+    const narrow = await legends();
+    assert.ok(narrow.length > 0 && narrow.every((l) => l.over <= 0), JSON.stringify(narrow));
+  } finally {
+    await page.setViewportSize(viewport);
+  }
 });
 
 test('edits update the drawn maps in place: what is on screen shows the trace when its event fires, the rest once settled', async () => {

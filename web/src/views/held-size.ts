@@ -36,7 +36,32 @@ export function holdCells(table: HTMLTableElement, spans: Spans): void {
  * styles.css), fitted again when its numbers no longer fit (a longer range, a narrower page). */
 export function holdHeight(legend: HTMLElement): void {
   pending.set(legend, null);
+  const host = (legend.getRootNode() as ShadowRoot).host;
+  if (host && !watched.has(host)) watchWidth(host);
   schedule();
+}
+
+/** The legends held at a height: a narrower page wraps them further. */
+const heldLegends = new Set<HTMLElement>();
+const watched = new WeakSet<Element>();
+
+/** When the element's width changes (the window, a phone turned, the page that embeds it), its
+ * legends are let go and fitted again in idle time. */
+function watchWidth(host: Element): void {
+  watched.add(host);
+  if (typeof ResizeObserver === 'undefined') return;
+  let width = -1;
+  new ResizeObserver((entries) => {
+    const w = entries[entries.length - 1].contentRect.width;
+    if (width >= 0 && w !== width) {
+      for (const el of heldLegends) {
+        release(el, null);
+        if (el.isConnected) pending.set(el, null);
+      }
+      schedule();
+    }
+    width = w;
+  }).observe(host);
 }
 
 const visible = (el: HTMLElement): boolean =>
@@ -45,7 +70,10 @@ const visible = (el: HTMLElement): boolean =>
 function release(el: HTMLElement, spans: Spans | null): void {
   el.classList.remove('held');
   if (spans) for (const s of spans[0] ?? []) s.parentElement?.style.removeProperty('min-width');
-  else el.style.removeProperty('height');
+  else {
+    el.style.removeProperty('height');
+    heldLegends.delete(el);
+  }
 }
 
 const overflows = (el: HTMLElement) => el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
@@ -63,6 +91,7 @@ function settle(): void {
     if (!held || (spans ? spans.some((row) => row.some((s) => s.scrollWidth > s.clientWidth)) : overflows(el))) refit.push([el, spans]);
   }
   pending.clear();
+  for (const el of heldLegends) if (!el.isConnected) heldLegends.delete(el);
   for (const [el, spans] of [...away, ...refit]) release(el, spans);
   // each column's width as laid out without the blocks (a column is as wide as its widest cell);
   // a legend's height
@@ -79,7 +108,10 @@ function settle(): void {
     if (!size.some((x) => x > 0)) return;  // not laid out (a closed section): left as it is
     // the first row's cells keep the columns' widths (a cell has its own style already, its colour)
     if (spans) (spans[0] ?? []).forEach((s, j) => s.parentElement?.style.setProperty('min-width', `${size[j]}px`));
-    else el.style.setProperty('height', `${size[0]}px`);
+    else {
+      el.style.setProperty('height', `${size[0]}px`);
+      heldLegends.add(el);
+    }
     el.classList.add('held');
   });
 }
