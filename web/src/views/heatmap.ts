@@ -2,7 +2,6 @@
 // axis names, above its legend (views/legend.ts, loaded after the first maps are drawn).
 import { rgb } from 'd3-color';
 import { h, scrollBox } from '../dom';
-import { holdCells, holdHeight } from './held-size';
 import { exact, fmt } from '../format';
 import { t, type Lang } from '../i18n';
 import { colorFor, domainOf, largest, textColorOf, type ColorKind } from './colors';
@@ -432,7 +431,7 @@ function updateTable(st: TableState, o: HeatmapOptions): void {
     }
   }
   st.o = o;
-  holdCells(st.table, st.spans);  // a number that outgrew its block: measured again (views/held-size.ts)
+  held((m) => m.holdCells(st.table, st.spans));  // a number that outgrew its block: measured again
 }
 
 /** Draws a map's body (a table of cells, or a canvas above TEXT_CELLS cells) into its figure,
@@ -444,7 +443,7 @@ function drawBody(fig: HTMLElement, o: HeatmapOptions): void {
   const st: MapState = Object.assign(part, { axes, legend: h('div', { class: 'map-legend' }) });
   fig.append(framed(part.body, axes), st.legend, st.mode === 'canvas' ? st.hover : '');
   STATES.set(fig, st);
-  if (st.mode === 'table') holdCells(st.table, st.spans);  // its numbers change inside blocks of fixed size
+  if (st.mode === 'table') held((m) => m.holdCells(st.table, st.spans));  // its numbers change inside blocks of fixed size
   fillLegend(st);
 }
 
@@ -453,6 +452,15 @@ export const axisNames = (names: readonly string[]): HTMLElement[] => names.map(
 /** A map's body between its axis names: the rows' at its left, the columns' above it. */
 export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement => h('div', { class: 'map-frame' }, x, y, body);
 
+/** views/held-size.ts (numbers in boxes of fixed size), whose work is done in idle time: loaded
+ * with the first maps, not part of the first load. */
+let heldSize: typeof import('./held-size') | undefined;
+let loadingHeldSize: Promise<unknown> | undefined;
+function held(f: (m: typeof import('./held-size')) => void): void {
+  if (heldSize) f(heldSize);
+  else void (loadingHeldSize ??= import('./held-size').then((m) => { heldSize = m; })).then(() => f(heldSize!));
+}
+
 /** The legends' module: loaded once the first maps are drawn (not part of the first load); each
  * map's legend is filled when it is there, and again at each update. */
 let legends: typeof import('./legend') | undefined;
@@ -460,7 +468,7 @@ let loadingLegends: Promise<unknown> | undefined;
 function fillLegend(st: MapState): void {
   if (legends) {
     legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
-    holdHeight(st.legend);  // its numbers change inside a box of fixed height
+    held((m) => m.holdHeight(st.legend));  // its numbers change inside a box of fixed height
   } else {
     loadingLegends ??= new Promise((r) => setTimeout(r)).then(() => import('./legend')).then((m) => { legends = m; });
     void loadingLegends.then(() => fillLegend(st));
