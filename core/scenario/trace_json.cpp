@@ -37,47 +37,34 @@ json trace_json(Tr& trace, const json& input_shapes, OutputBuffers* out_buffers)
   out["algorithm"] = trace.algorithm;
   if (!trace.reference.empty()) out["reference"] = trace.reference;
   json shapes = input_shapes;
+  // a tensor's JSON: out of band where `out_buffers` takes it (WASM: the trace's own memory, moved,
+  // not copied), else nested arrays (the CLI)
+  auto tensor_value = [&](auto& v) -> json {
+    using V = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
+      if (out_buffers) {
+        const Shape shape(v.shape().begin(), v.shape().end());
+        out_buffers->push_back(std::move(v));
+        return {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
+      }
+    }
+    return tensor_json(v);
+  };
   for (auto& field : trace.fields) {
     const std::string& name = field.first;
     auto& value = field.second;  // const unless the tensors are moved out
     // "group/key" (bahdanau's gradients/<parameter>, mla's state_dict/<name>): out[group][key],
-    // not in shapes (docs/semantics.md, "Trace layout"); a float tensor out of band as any field's
-    if (const auto slash = name.find('/'); slash != std::string::npos) {
-      json& slot = out[name.substr(0, slash)][name.substr(slash + 1)];
-      std::visit([&](auto& v) {
-        using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
-          slot = v;
-        } else {
-          if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
-            if (out_buffers) {
-              const Shape shape(v.shape().begin(), v.shape().end());
-              out_buffers->push_back(std::move(v));
-              slot = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
-              return;
-            }
-          }
-          slot = tensor_json(v);
-        }
-      }, value);
-      continue;
-    }
+    // not in shapes (docs/semantics.md, "Trace layout")
+    const auto slash = name.find('/');
+    json& slot = slash == std::string::npos ? out[name] : out[name.substr(0, slash)][name.substr(slash + 1)];
     std::visit(
         [&](auto& v) {
           using V = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::int64_t>) {
-            out[name] = v;
+            slot = v;
           } else {
-            const Shape shape(v.shape().begin(), v.shape().end());
-            shapes[name] = shape_json(shape);
-            if constexpr (std::is_same_v<V, Tensor> && !std::is_const_v<Tr>) {
-              if (out_buffers) {
-                out_buffers->push_back(std::move(v));  // the trace's own memory, no copy
-                out[name] = {{"shape", shape}, {"$buffer", out_buffers->size() - 1}};
-                return;
-              }
-            }
-            out[name] = tensor_json(v);
+            if (slash == std::string::npos) shapes[name] = shape_json(Shape(v.shape().begin(), v.shape().end()));
+            slot = tensor_value(v);
           }
         },
         value);

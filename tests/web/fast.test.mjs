@@ -19,6 +19,16 @@ after(async () => { await browser?.(); });
 
 const el = () => page.locator('attention-playground').first();
 
+/** Types `text` into the grid cell `key` as a learner does (an `input` event); resolves at the
+ * element's trace event, with the trace where `detail` is asked for. */
+const typeCell = (key, text, detail = false) => page.evaluate(({ key, text, detail }) => new Promise((resolve) => {
+  const e = document.querySelector('attention-playground');
+  e.addEventListener('trace', (ev) => resolve(detail ? ev.detail : undefined), { once: true });
+  const input = e.shadowRoot.querySelector(`[data-key="${key}"]`);
+  input.value = text;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}), { key, text, detail });
+
 /** Hovers cell (i, j) of the canvas map `field`; returns what the map says about it. */
 async function hover(field, i, j, exactCell = true) {
   const fig = el().locator(`figure[data-field="${field}"]`);
@@ -145,13 +155,7 @@ test('an edit updates the edited cell\'s row and column (and every other map val
   await setScenario(page, { algorithm: 'full', q: seededTensor(L, 8, 7), k: seededTensor(L, 8, 8), v: seededTensor(L, 8, 9) });
   await settle(page);
   const before = await traceOf(page);
-  await page.evaluate(() => new Promise((resolve) => {
-    const e = document.querySelector('attention-playground');
-    e.addEventListener('trace', () => resolve(), { once: true });
-    const input = e.shadowRoot.querySelector('[data-key="k[0][5][0][2]"]');
-    input.value = '2.5';
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }));
+  await typeCell('k[0][5][0][2]', '2.5');
   await settle(page);
   const scenario = await scenarioOf(page);
   assert.equal(scenario.k[0][5][0][2], 2.5);
@@ -196,13 +200,7 @@ test('a table map\'s numbers sit in blocks of fixed size once drawn (the table l
     held.widths.forEach((w, j) => assert.ok(Math.abs(w - free.widths[j]) < 0.5, `${field} column ${j}: ${w} held, ${free.widths[j]} without`));
   }
   // v[0][0][0][0] = 12345.678: the context's numbers get longer than their blocks; fitted again in idle time
-  await page.evaluate(() => new Promise((resolve) => {
-    const e = document.querySelector('attention-playground');
-    e.addEventListener('trace', () => resolve(), { once: true });
-    const input = e.shadowRoot.querySelector('[data-key="v[0][0][0][0]"]');
-    input.value = '12345.678';
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }));
+  await typeCell('v[0][0][0][0]', '12345.678');
   await settle(page);
   await idle();
   const after = await state('context');
@@ -291,13 +289,7 @@ test('edits update the drawn maps in place: what is on screen shows the trace wh
   });
   assert.deepEqual(kept, [true, true, true, true]);
   // with nobody asking (no `settled`), the parts off screen follow by themselves in idle time
-  const last = await page.evaluate(() => new Promise((resolve) => {
-    const e = document.querySelector('attention-playground');
-    e.addEventListener('trace', (ev) => resolve(ev.detail), { once: true });
-    const input = e.shadowRoot.querySelector('[data-key="v[0][3][0][1]"]');
-    input.value = '3.25';
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }));
+  const last = await typeCell('v[0][3][0][1]', '3.25', true);
   await page.waitForFunction(() => {
     const r = document.querySelector('attention-playground').shadowRoot;
     const e = document.querySelector('attention-playground');
@@ -320,13 +312,7 @@ test('a view whose inputs an edit does not change stays as drawn (the sparse pat
   });
   const before = await counts();
   for (const [key, text] of [['q[0][1][0][0]', '0.75'], ['k[0][2][0][1]', '-1.5'], ['v[0][0][0][0]', '2'], ['q[0][1][0][0]', '-0.25']]) {
-    await page.evaluate(({ key, text }) => new Promise((resolve) => {
-      const e = document.querySelector('attention-playground');
-      e.addEventListener('trace', () => resolve(), { once: true });
-      const input = e.shadowRoot.querySelector(`[data-key="${key}"]`);
-      input.value = text;
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-    }), { key, text });
+    await typeCell(key, text);
   }
   await settle(page);
   const scenario = await scenarioOf(page);

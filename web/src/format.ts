@@ -15,7 +15,6 @@ export function fmt(x: unknown, digits = 3): string {
   return Math.abs(+s) >= 1 ? s.replace(/\.0+$/, '') : s;
 }
 
-/** Full precision, for the title tooltip and data-value. */
 /** An integer with its thousands grouped by commas, as en and zh-CN write it ("262,144"): what
  * toLocaleString gives there, without its first call's 25 ms (ICU's number formats loaded). */
 export function grouped(n: number): string {
@@ -23,6 +22,7 @@ export function grouped(n: number): string {
   return n < 0 ? `-${digits}` : digits;
 }
 
+/** Full precision, for the title tooltip and data-value. */
 export function exact(x: unknown): string {
   if (typeof x === 'number') return Number.isNaN(x) ? '—' : String(x);
   return String(x);

@@ -8,32 +8,27 @@
 
 export const RNG_STREAM = { samples: 1, weights: 2, data: 3 } as const;
 
-// The helpers leave their 64-bit result in H (high half) and L (low half): no array per step (the
-// 1/√d view draws 512,000 uniforms when d changes; tuples made that 137 ms and as much garbage).
-let H = 0, L = 0;
-
-/** H, L = low 64 bits of a * b, a and b as [hi, lo] unsigned 32-bit halves. */
-function mul64(ah: number, al: number, bh: number, bl: number): void {
+/** Low 64 bits of a * b, a and b as [hi, lo] unsigned 32-bit halves. */
+function mul64(ah: number, al: number, bh: number, bl: number): [number, number] {
   // al * bl in full (64 bits) from 16-bit pieces
   const a0 = al & 0xffff, a1 = al >>> 16, b0 = bl & 0xffff, b1 = bl >>> 16;
   const p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
   const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  L = ((mid & 0xffff) << 16 | (p00 & 0xffff)) >>> 0;
+  const lo = ((mid & 0xffff) << 16 | (p00 & 0xffff)) >>> 0;
   const carry = p11 + (p01 >>> 16) + (p10 >>> 16) + Math.floor(mid / 0x10000);
-  H = (carry + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+  const hi = (carry + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+  return [hi, lo];
 }
 
-/** H, L = a + b mod 2^64. */
-function add64(ah: number, al: number, bh: number, bl: number): void {
+/** a + b mod 2^64. */
+function add64(ah: number, al: number, bh: number, bl: number): [number, number] {
   const lo = al + bl;
-  H = (ah + bh + (lo > 0xffffffff ? 1 : 0)) >>> 0;
-  L = lo >>> 0;
+  return [(ah + bh + (lo > 0xffffffff ? 1 : 0)) >>> 0, lo >>> 0];
 }
 
-/** H, L = x ^ (x >> s) for 0 < s < 32. */
-function xorShift(h: number, l: number, s: number): void {
-  H = (h ^ (h >>> s)) >>> 0;
-  L = (l ^ ((l >>> s) | (h << (32 - s)))) >>> 0;
+/** x ^ (x >> s) for 0 < s < 32. */
+function xorShift(h: number, l: number, s: number): [number, number] {
+  return [(h ^ (h >>> s)) >>> 0, (l ^ ((l >>> s) | (h << (32 - s)))) >>> 0];
 }
 
 export class Rng {
@@ -42,28 +37,20 @@ export class Rng {
 
   /** state = seed ^ (stream * 0xD1B54A32D192ED03), as core/rng.hpp; seed below 2^53. */
   constructor(seed: number, stream: number = RNG_STREAM.samples) {
-    mul64(0, stream >>> 0, 0xd1b54a32, 0xd192ed03);
+    const [mh, ml] = mul64(0, stream >>> 0, 0xd1b54a32, 0xd192ed03);
     const sh = Math.floor(seed / 0x100000000) >>> 0, sl = seed >>> 0;
-    this.#h = (sh ^ H) >>> 0;
-    this.#l = (sl ^ L) >>> 0;
-  }
-
-  /** The next 64-bit output, left in H and L. */
-  #advance(): void {
-    add64(this.#h, this.#l, 0x9e3779b9, 0x7f4a7c15);
-    this.#h = H;
-    this.#l = L;
-    xorShift(H, L, 30);
-    mul64(H, L, 0xbf58476d, 0x1ce4e5b9);
-    xorShift(H, L, 27);
-    mul64(H, L, 0x94d049bb, 0x133111eb);
-    xorShift(H, L, 31);
+    this.#h = (sh ^ mh) >>> 0;
+    this.#l = (sl ^ ml) >>> 0;
   }
 
   /** The next 64-bit output as [hi, lo]. */
   next64(): [number, number] {
-    this.#advance();
-    return [H, L];
+    [this.#h, this.#l] = add64(this.#h, this.#l, 0x9e3779b9, 0x7f4a7c15);
+    let [h, l] = xorShift(this.#h, this.#l, 30);
+    [h, l] = mul64(h, l, 0xbf58476d, 0x1ce4e5b9);
+    [h, l] = xorShift(h, l, 27);
+    [h, l] = mul64(h, l, 0x94d049bb, 0x133111eb);
+    return xorShift(h, l, 31);
   }
 
   /** The next output as a decimal string (tests compare it with the core's). */
@@ -74,8 +61,8 @@ export class Rng {
 
   /** Uniform in [0, 1) from the top 53 bits: (next() >> 11) * 2^-53. */
   uniform(): number {
-    this.#advance();
-    return (H * 0x200000 + (L >>> 11)) * 2 ** -53;
+    const [h, l] = this.next64();
+    return (h * 0x200000 + (l >>> 11)) * 2 ** -53;
   }
 
   /** Standard normal, Box-Muller's cosine branch: two uniforms per draw. */

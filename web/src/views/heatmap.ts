@@ -452,27 +452,27 @@ export const axisNames = (names: readonly string[]): HTMLElement[] => names.map(
 /** A map's body between its axis names: the rows' at its left, the columns' above it. */
 export const framed = (body: HTMLElement, [y, x]: HTMLElement[]): HTMLElement => h('div', { class: 'map-frame' }, x, y, body);
 
-/** views/held-size.ts (numbers in boxes of fixed size), whose work is done in idle time: loaded
- * with the first maps, not part of the first load. */
-let heldSize: typeof import('./held-size') | undefined;
-let loadingHeldSize: Promise<unknown> | undefined;
-function held(f: (m: typeof import('./held-size')) => void): void {
-  if (heldSize) f(heldSize);
-  else void (loadingHeldSize ??= import('./held-size').then((m) => { heldSize = m; })).then(() => f(heldSize!));
+/** `f` with the module `load` gives, at once where it is loaded (`load` runs once): a module the
+ * maps need after they are drawn, not part of the first load. */
+function withModule<M>(load: () => Promise<M>): (f: (m: M) => void) => void {
+  let module: M | undefined, loading: Promise<unknown> | undefined;
+  return (f) => {
+    if (module) f(module);
+    else void (loading ??= load().then((m) => { module = m; })).then(() => f(module!));
+  };
 }
 
-/** The legends' module: loaded once the first maps are drawn (not part of the first load); each
- * map's legend is filled when it is there, and again at each update. */
-let legends: typeof import('./legend') | undefined;
-let loadingLegends: Promise<unknown> | undefined;
+/** views/held-size.ts: numbers in boxes of fixed size, fitted in idle time. */
+const held = withModule(() => import('./held-size'));
+/** The legends' module, loaded a task after the first maps are drawn. */
+const legends = withModule(() => new Promise((r) => setTimeout(r)).then(() => import('./legend')));
+
+/** Fills a map's legend (when its module is there), and again at each update. */
 function fillLegend(st: MapState): void {
-  if (legends) {
-    legends.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
-    held((m) => m.holdHeight(st.legend));  // its numbers change inside a box of fixed height
-  } else {
-    loadingLegends ??= new Promise((r) => setTimeout(r)).then(() => import('./legend')).then((m) => { legends = m; });
-    void loadingLegends.then(() => fillLegend(st));
-  }
+  legends((m) => {
+    m.fillLegend(st.legend, st.o, st.mode === 'canvas', st.rows, st.cols);
+    held((k) => k.holdHeight(st.legend));  // its numbers change inside a box of fixed height
+  });
 }
 
 /** Weights below 0 (diff's weights1 − λ weights2) take the diverging scale: Blues starts at 0 and

@@ -98,9 +98,10 @@ function settle(): void {
   const sizes = refit.map(([el, spans]) => {
     // client rects are scaled by a transform (a page that embeds the element scaled): in CSS px
     // (offsetWidth is rounded to a pixel: a ratio within 2% of 1 is no transform)
-    const ratio = el.offsetWidth ? el.getBoundingClientRect().width / el.offsetWidth : 1;
+    const rect = el.getBoundingClientRect();
+    const ratio = el.offsetWidth ? rect.width / el.offsetWidth : 1;
     const scale = ratio > 0 && Math.abs(ratio - 1) > 0.02 ? ratio : 1;
-    if (!spans) return [el.getBoundingClientRect().height / scale];
+    if (!spans) return [rect.height / scale];
     return (spans[0] ?? []).map((s) => (s.parentElement?.getBoundingClientRect().width ?? 0) / scale);
   });
   refit.forEach(([el, spans], k) => {
