@@ -59,6 +59,8 @@ test('Bahdanau: the quick preset trains in a worker; the loss points are the tra
   const rows = await view('trained_weights').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   assert.deepEqual(rows.map((r) => r[0]), Object.keys(expected.trained_weights));
   assert.deepEqual(rows.map((r) => r[1]), Object.values(expected.trained_weights).map((t) => `(${shape(t).join(', ')})`));
+  // its table scrolls sideways on a phone: a keyboard reaches it (axe's scrollable-region-focusable)
+  assert.equal(await view('trained_weights').locator('.scroll').getAttribute('tabindex'), '0');
   // its button puts them on the clipboard as the scenario's weights JSON
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
   await page.evaluate(() => navigator.clipboard.writeText(''));

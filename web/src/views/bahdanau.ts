@@ -1,7 +1,7 @@
 // d2l's seq2seq with Bahdanau attention (issue 9): training in the tab (progress bar, cancel, the
 // loss per epoch, the held-out example's attention weights) and the shape test's shapes. Every
 // number is the trace's (or, while training, the loss the core reports after each epoch). DOM only.
-import { h } from '../dom';
+import { h, scrollBox } from '../dom';
 import { fmt, range, shapeOf } from '../format';
 import type { Scenario, Trace } from '../engine/compute';
 import { type TrainState } from '../state';
@@ -151,7 +151,7 @@ function trainedPart(trace: Trace, lang: Lang): HTMLElement | null {
   part.append(
     h('p', { class: 'note', text: df(lang, 'trainedNote', { n: rows.reduce((a, r) => a + r.n, 0) }) }),
     h('p', null, copy, ' ', status),
-    h('div', { class: 'scroll' }, h('table', { class: 'shapes' },
+    scrollBox(h('table', { class: 'shapes' },
       h('thead', null, h('tr', null, h('th', { attrs: { scope: 'col' }, text: d(lang, 'parameter') }), h('th', { attrs: { scope: 'col' }, text: d(lang, 'shape') }),
         h('th', { attrs: { scope: 'col' }, text: d(lang, 'meanAbs') }))),
       h('tbody', null, ...rows.map((r) => h('tr', null, h('td', { class: 'mono', text: r.name }), h('td', { class: 'mono', text: `(${r.shape.join(', ')})` }),
