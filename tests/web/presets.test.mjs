@@ -52,10 +52,30 @@ async function estimatePreset(preset, counts) {
   }
 }
 
+/** Every flow step's formula fits its step (a step clips what overflows it: content-visibility's
+ * paint containment; MathML does not break lines, so a wide formula is written as lines that wrap). */
+async function formulasPreset(preset, counts) {
+  const { fitted, over } = await page.evaluate(() => {
+    const out = { fitted: 0, over: [] };
+    for (const f of document.querySelector('attention-playground').shadowRoot.querySelectorAll('.flow-step .step-formula')) {
+      const step = f.closest('.flow-step').getBoundingClientRect();
+      for (const m of f.querySelectorAll('math')) {
+        const r = m.getBoundingClientRect();
+        if (r.left + Math.max(r.width, m.scrollWidth) > step.right + 0.5) out.over.push(`${f.closest('.flow-step').dataset.step}: ${m.scrollWidth} px in ${Math.round(step.width)}`);
+        else out.fitted++;
+      }
+    }
+    return out;
+  });
+  assert.deepEqual(over, [], `${preset}: formulas wider than their step`);
+  counts.formulas += fitted;
+}
+
 /** The checks, in the order they run on each preset (explain last: it scrolls and hovers the canvases). */
 const CHECKS = {
   legends: { counts: { maps: 0, canvases: 0 }, run: (preset, c) => legendPreset(page, preset, c) },
   estimate: { counts: { exact: 0 }, run: estimatePreset },
+  formulas: { counts: { formulas: 0 }, run: formulasPreset },
   pytorch: { counts: {}, run: async (preset) => snippets.write(`preset-${preset}`, await snippet(page)) },
   explain: { counts: { cells: 0, maps: 0, fields: 0 }, run: (preset, c) => explainPreset(page, preset, c) },
 };
@@ -89,6 +109,11 @@ test('every map of every preset: axis names, and a legend with the colour bar an
   const { maps, canvases } = passed('legends');
   assert.ok(names.length >= 30, `${names.length} presets`);
   assert.ok(maps > 150 && canvases >= 4, `${maps} maps, ${canvases} canvases`);
+});
+
+test('every flow step\'s formula fits its step', () => {
+  const { formulas } = passed('formulas');
+  assert.ok(formulas >= 100, `${formulas} formulas`);
 });
 
 test('the page\'s estimate of every preset is its trace\'s cost (a bound where the work depends on the numbers)', () => {

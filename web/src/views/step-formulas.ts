@@ -10,10 +10,11 @@ const SOFTMAX = 'w_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}}';
 const DOT = 's_{ij} = \\text{scale} \\cdot (q_i \\cdot k_j)';
 const CONTEXT = 'c_{id} = \\sum_j w_{ij}\\, v_{jd}';
 
-/** The formula of step `field`, by algorithm ('' = any). */
+/** The formula of step `field`, by algorithm ('' = any). A newline is where a formula too wide for
+ * its step may wrap: each line is a formula of its own (MathML does not break lines). */
 const FORMULAS: Record<string, Record<string, string>> = {
   q: { multihead: 'q_{i,h} = (x_i\\, W_q)_{h}' },
-  features: { '': 'f_{ij} = \\tanh(W_q\\, q_i + W_k\\, k_j)' },
+  features: { '': 'f_{ij} =\n\\tanh(W_q\\, q_i + W_k\\, k_j)' },
   projected_k: { '': '\\bar k_p = \\sum_j E_{pj}\\, k_j' },
   pooled_k: { '': '\\bar k_p = \\operatorname{pool}_{j \\in \\text{window}_p} k_j' },
   scores: { '': DOT, additive: 's_{ij} = w_v^\\top f_{ij}' },
@@ -24,17 +25,20 @@ const FORMULAS: Record<string, Record<string, string>> = {
     '': SOFTMAX,
     linear: 'w_{ij} = \\frac{\\phi(q_i) \\cdot \\phi(k_j)}{\\sum_{j\'} \\phi(q_i) \\cdot \\phi(k_{j\'})}',
     performer: 'w_{ij} = \\frac{\\phi(q_i) \\cdot \\phi(k_j)}{\\sum_{j\'} \\phi(q_i) \\cdot \\phi(k_{j\'})}',
-    diff: 'w_{ij} = \\operatorname{softmax}_j(s^{(1)})_{ij} - \\lambda \\operatorname{softmax}_j(s^{(2)})_{ij}',
+    diff: 'w_{ij} = \\operatorname{softmax}_j(s^{(1)})_{ij}\n{} - \\lambda \\operatorname{softmax}_j(s^{(2)})_{ij}',
     nadaraya_watson: 'w_{ij} = \\operatorname{softmax}_j\\!\\left(-\\tfrac{1}{2}\\big((x_i - x_j)\\, w\\big)^2\\right)',
-    bahdanau: '\\alpha_{tj} = \\operatorname{softmax}_j\\big(w_v^\\top \\tanh(W_q\\, s_{t-1} + W_k\\, h_j)\\big)',
+    bahdanau: '\\alpha_{tj} = \\operatorname{softmax}_j(e_{tj}),\ne_{tj} = w_v^\\top \\tanh(W_q\\, s_{t-1} + W_k\\, h_j)',
   },
   head_weights: { '': SOFTMAX },
   attn: { '': SOFTMAX },
   context: { '': CONTEXT },
   head_context: { '': CONTEXT },
-  output: { '': '\\text{output} = \\operatorname{concat}_h\\big(c^{(h)}\\big)\\, W_o', flash: 'o_i = \\frac{\\sum_j e^{s_{ij} - m_i}\\, v_j}{\\ell_i}' },
+  output: { '': '\\text{output} = \\operatorname{concat}_h\\big(c^{(h)}\\big)\\, W_o',
+    // d2l's Seq2SeqAttentionDecoder: the GRU takes [context; embedding], a dense layer gives the vocabulary's scores
+    bahdanau: 's_t = \\operatorname{GRU}\\big([c_t;\\, e(y_{t-1})],\\, s_{t-1}\\big),\n\\text{output}_t = \\operatorname{dense}(s_t)',
+    flash: 'o_i = \\frac{\\sum_j e^{s_{ij} - m_i}\\, v_j}{\\ell_i}' },
   y_hat: { '': '\\hat y_i = \\sum_j w_{ij}\\, y_j' },
-  P: { '': 'P_{i,2j} = \\sin\\frac{i}{10000^{2j/d}},\\quad P_{i,2j+1} = \\cos\\frac{i}{10000^{2j/d}}' },
+  P: { '': 'P_{i,2j} = \\sin\\frac{i}{10000^{2j/d}},\nP_{i,2j+1} = \\cos\\frac{i}{10000^{2j/d}}' },
 };
 
 /** The step formula's TeX for `field` of `algorithm` (null: none). */
@@ -56,7 +60,11 @@ export function formulas(): (algorithm: string, field: string, lang: Lang) => No
     if (!node) {
       const el = document.createElement('span');
       el.setAttribute('lang', lang);
-      katex.render(tex, el, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+      tex.split('\n').forEach((line, k) => {
+        const part = el.appendChild(document.createElement('span'));
+        if (k) el.insertBefore(document.createTextNode(' '), part);
+        katex.render(line, part, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+      });
       node = keep(el);
       mine.set(tex, node);
     }
