@@ -43,34 +43,16 @@ needs_configure() {
   return 1
 }
 
-# The native build runs beside the WASM build (each -j "$jobs"): each build's links and last
-# files leave a core idle, which the other fills (a cold build: about 40 s less).
-native_pid=''
-native_start=0
 if [ "$purpose" = all ]; then
   if needs_configure build/native; then step "configure native (cmake, g++)"; quiet cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"; fi
-  finish
-  printf 'build: native CLI and Catch2 suite (build/native, beside the WASM module; the first time takes a few minutes) ...\n' >&2
-  native_start=$(date +%s)
-  cmake --build build/native -j "$jobs" > build/build-native.log 2>&1 &
-  native_pid=$!
+  step "native CLI and Catch2 suite (build/native; the first time takes a few minutes)"
+  quiet cmake --build build/native -j "$jobs"
 fi
-# the native build waited for, its log shown if it failed (also when the WASM build fails first)
-native_done() {
-  [ -n "$native_pid" ] || return 0
-  local pid=$native_pid
-  native_pid=''
-  if ! wait "$pid"; then cat build/build-native.log >&2; echo "build: FAILED: the native build (build/build-native.log)" >&2; return 1; fi
-  printf 'build:   native done in %ss\n' "$(( $(date +%s) - native_start ))" >&2
-}
-trap 'native_done || true' EXIT
 
 export NODE_PATH=/usr/share/nodejs   # em++ runs acorn from Debian's node modules
 if needs_configure build/wasm; then step "configure WASM (emcmake)"; quiet emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"; fi
 step "WASM module (build/wasm; the first time takes a few minutes)"
 quiet cmake --build build/wasm -j "$jobs"
-finish
-native_done
 
 step "catalog of algorithms and presets (build/wasm/catalog.json)"
 node scripts/catalog.mjs
