@@ -111,12 +111,15 @@ async function main() {
           el.setScenario(s);
         }), large(c.L));
         await page.waitForTimeout(300);
-      } else {
+      }
+      if (!LOADING) await idle(page);
+      if (c.kind !== 'large') {
+        // after the idle wait: a grid of its own (multi-head's, views/own-inputs.ts) is a lazy chunk
+        await page.evaluate(() => document.querySelector('attention-playground').settled);
         const editable = await page.evaluate(() =>
           !!document.querySelector('attention-playground').shadowRoot.querySelector('.panel-tensors [data-tensor] input[data-key]'));
         if (!editable) continue; // no Q/K/V grid (Nadaraya-Watson, positional encoding, Bahdanau)
       }
-      if (!LOADING) await idle(page);
       const { method, ms } = await measure(page, EDITS);
       const row = { case: c.name, kind: c.kind, method, edits: ms.length, p50_ms: round(quantile(ms, 0.5)),
         p95_ms: round(quantile(ms, 0.95)), max_ms: round(Math.max(...ms)) };
