@@ -65,13 +65,10 @@ test('Bahdanau: the quick preset trains in a worker; the loss points are the tra
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
   await page.evaluate(() => navigator.clipboard.writeText(''));
   await view('trained_weights').locator('button').click();
-  // polled from here: waitForFunction takes an async predicate's promise as truthy at once, so the
-  // read after it could come before the copy (an empty clipboard: a flake, session 14)
-  let text = '';
-  for (const until = Date.now() + 30000; !text && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    text = await page.evaluate(() => navigator.clipboard.readText());
-  }
-  const copied = JSON.parse(text);
+  // the button's status says "copied" once the clipboard holds the text (as pytorch.test waits);
+  // a waitForFunction on an async predicate took its promise as truthy at once: a flake
+  await view('trained_weights').locator('[role=status]').filter({ hasText: 'copied' }).waitFor({ timeout: 30000 });
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
   assert.deepEqual(copied, (await traceOf(page)).trained_weights);
   const flat = (w) => Object.keys(w).sort().flatMap((k) => [w[k]].flat(9));
   const [a, b] = [flat(copied), flat(expected.trained_weights)];

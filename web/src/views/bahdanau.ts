@@ -145,8 +145,12 @@ function trainedPart(trace: Trace, lang: Lang): HTMLElement | null {
   });
   const status = h('span', { class: 'muted', attrs: { role: 'status' } });
   const part = h('section', { class: 'trained', dataset: { field: 'trained_weights' } }, h('h4', { text: d(lang, 'trainedTitle') }));
-  const copy = h('button', { type: 'button', dataset: { key: 'train.copy-weights' }, text: d(lang, 'trainedCopy'), on: { click: () => {
-    import('../export').then((m) => m.copyOrSave(JSON.stringify(w), 'trained_weights.json', 'application/json', lang, part, status)).catch(console.error);
+  // the status and section found from the button when clicked: a later render patches the drawn
+  // ones and replaces only the button (views/patch.ts), so this build's `status` may not be shown
+  const copy = h('button', { type: 'button', dataset: { key: 'train.copy-weights' }, text: d(lang, 'trainedCopy'), on: { click: (e: Event) => {
+    const button = e.currentTarget as HTMLElement;
+    const shown = button.parentElement?.querySelector<HTMLElement>('[role=status]') ?? status;
+    import('../export').then((m) => m.copyOrSave(JSON.stringify(w), 'trained_weights.json', 'application/json', lang, button.closest('section') ?? part, shown)).catch(console.error);
   } } });
   part.append(
     h('p', { class: 'note', text: df(lang, 'trainedNote', { n: rows.reduce((a, r) => a + r.n, 0) }) }),

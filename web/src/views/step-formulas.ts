@@ -61,9 +61,8 @@ export function formulas(): (algorithm: string, field: string, lang: Lang) => No
       const el = document.createElement('span');
       el.setAttribute('lang', lang);
       tex.split('\n').forEach((line, k) => {
-        const part = el.appendChild(document.createElement('span'));
-        if (k) el.insertBefore(document.createTextNode(' '), part);
-        katex.render(line, part, { output: 'mathml', throwOnError: false, strict: 'ignore' });
+        if (k) el.append(' ');  // where the line may wrap
+        katex.render(line, el.appendChild(document.createElement('span')), { output: 'mathml', throwOnError: false, strict: 'ignore' });
       });
       node = keep(el);
       mine.set(tex, node);
